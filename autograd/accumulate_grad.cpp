@@ -1,0 +1,35 @@
+#include "autograd/accumulate_grad.h"
+
+#include "kernels/ops.h"
+#include "memory/category_scope.h"
+#include "memory/empty.h"
+
+namespace ember::autograd {
+
+void accumulate_into_leaf(const Tensor& leaf, const Tensor& grad) {
+  CategoryScope scope(MemoryCategory::gradient);
+  Tensor existing = leaf.grad();
+  Tensor incoming = kernels::cast(grad, leaf.dtype());
+  if (!existing.defined()) {
+    Tensor copy = empty_like(leaf);
+    kernels::copy_(copy, incoming.reshape(leaf.shape()).detach());
+    leaf.set_grad(copy);
+  } else {
+    kernels::add_(existing, incoming.reshape(leaf.shape()).detach(), 1.0);
+  }
+}
+
+std::vector<Tensor> AccumulateGrad::apply(const Tensor& grad_output) {
+  if (auto impl = leaf_.lock()) accumulate_into_leaf(Tensor(impl), grad_output);
+  return {};
+}
+
+std::shared_ptr<Node> grad_accumulator(const Tensor& leaf) {
+  AutogradMeta& meta = leaf.impl()->autograd;
+  if (auto existing = meta.grad_accumulator.lock()) return existing;
+  auto node = std::make_shared<AccumulateGrad>(leaf);
+  meta.grad_accumulator = node;
+  return node;
+}
+
+}  // namespace ember::autograd

@@ -1,0 +1,26 @@
+#pragma once
+// AccumulateGrad: the sink node of a leaf tensor. The first gradient is copied
+// into .grad (gradient category); later ones are added in place, so a second
+// backward accumulates, as in PyTorch. zero_grad() clears .grad.
+#include <memory>
+
+#include "autograd/node.h"
+
+namespace ember::autograd {
+
+class AccumulateGrad final : public Node {
+ public:
+  explicit AccumulateGrad(const Tensor& leaf) : leaf_(leaf.impl_ptr()) {}
+  const char* name() const override { return "AccumulateGrad"; }
+  std::vector<Tensor> apply(const Tensor& grad_output) override;
+
+ private:
+  std::weak_ptr<TensorImpl> leaf_;
+};
+
+// The leaf's accumulator, created on first use and shared by all its uses.
+std::shared_ptr<Node> grad_accumulator(const Tensor& leaf);
+// Adds `grad` into leaf.grad (copying on first use).
+void accumulate_into_leaf(const Tensor& leaf, const Tensor& grad);
+
+}  // namespace ember::autograd

@@ -1,0 +1,57 @@
+#include "autograd/node.h"
+
+#include "autograd/accumulate_grad.h"
+#include "autograd/grad_mode.h"
+#include "core/error.h"
+
+namespace ember::autograd {
+
+Node::~Node() {
+  thread_local bool draining = false;
+  thread_local std::vector<std::shared_ptr<Node>> orphans;
+  for (auto& n : next)
+    if (n && n.use_count() == 1) orphans.push_back(std::move(n));
+  next.clear();
+  if (draining) return;
+  draining = true;
+  while (!orphans.empty()) {
+    std::shared_ptr<Node> n = std::move(orphans.back());
+    orphans.pop_back();
+    n.reset();  // its destructor queues its own sole-owned inputs
+  }
+  draining = false;
+}
+
+size_t Node::save(const Tensor& t) {
+  saved_.push_back(t.defined() ? t.detach() : Tensor());
+  return saved_.size() - 1;
+}
+
+const Tensor& Node::saved(size_t index) const {
+  EMBER_CHECK(!released_, name() << ": its saved tensors were already freed by an earlier backward; "
+                                    "call backward(grad, /*retain_graph=*/true) to backward twice");
+  return saved_.at(index);
+}
+
+bool any_requires_grad(std::initializer_list<Tensor> inputs) {
+  if (!GradMode::is_enabled()) return false;
+  for (const Tensor& t : inputs)
+    if (t.defined() && t.requires_grad()) return true;
+  return false;
+}
+
+std::shared_ptr<Node> gradient_edge(const Tensor& t) {
+  if (!t.defined() || !t.requires_grad()) return nullptr;
+  if (t.grad_fn()) return t.grad_fn();
+  return grad_accumulator(t);
+}
+
+void record(Tensor& output, const std::shared_ptr<Node>& node, std::initializer_list<Tensor> inputs) {
+  node->next.clear();
+  for (const Tensor& t : inputs) node->next.push_back(gradient_edge(t));
+  AutogradMeta& meta = output.impl()->autograd;
+  meta.requires_grad = true;
+  meta.grad_fn = node;
+}
+
+}  // namespace ember::autograd

@@ -1,0 +1,52 @@
+#pragma once
+// Node: one recorded op in the graph. Gradient contract: apply() receives the
+// gradient of the op's single output and returns one gradient per input (an
+// undefined Tensor where that input needs none). Saved tensors are detached
+// aliases, dropped by release_saved() right after the node ran.
+//
+// An op records itself like this (see autograd/functions/*.cpp):
+//
+//   Tensor y = kernels::unary(UnaryOp::exp, x, 0);
+//   if (any_requires_grad({x})) {
+//     auto node = std::make_shared<UnaryBackward>(...);
+//     node->save(y);                       // saved(0) in apply()
+//     record(y, node, {x});
+//   }
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace ember::autograd {
+
+class Node {
+ public:
+  virtual ~Node();  // iterative: a long chain must not recurse once per node
+  virtual const char* name() const = 0;
+  virtual std::vector<Tensor> apply(const Tensor& grad_output) = 0;
+
+  // Keeps a detached alias of t for backward; returns its index for saved().
+  size_t save(const Tensor& t);
+  const Tensor& saved(size_t index) const;  // throws if already released
+  void release_saved() { saved_.clear(); released_ = true; }
+  size_t saved_count() const { return saved_.size(); }
+
+  // One entry per input: the node that produced it (or the leaf's accumulator), or null.
+  std::vector<std::shared_ptr<Node>> next;
+
+ private:
+  std::vector<Tensor> saved_;
+  bool released_ = false;
+};
+
+// True when grad mode is on and any defined input requires grad.
+bool any_requires_grad(std::initializer_list<Tensor> inputs);
+// Makes `output` the result of `node` with `inputs` as its inputs (in apply()'s order).
+void record(Tensor& output, const std::shared_ptr<Node>& node, std::initializer_list<Tensor> inputs);
+// The edge a gradient for `t` flows into: its grad_fn, its leaf accumulator, or null.
+std::shared_ptr<Node> gradient_edge(const Tensor& t);
+
+}  // namespace ember::autograd

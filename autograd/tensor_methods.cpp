@@ -1,0 +1,147 @@
+// The Tensor methods that compute, declared in core/tensor.h for a libtorch-like
+// API: each forwards to a free function of autograd/ops.h or kernels/.
+#include <iomanip>
+#include <sstream>
+
+#include "autograd/engine.h"
+#include "autograd/ops.h"
+#include "kernels/ops.h"
+#include "memory/empty.h"
+
+namespace ember {
+
+Tensor Tensor::reshape(const Shape& shape) const { return ember::reshape(*this, shape); }
+
+Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
+  if (dim() == 0) return reshape(Shape{1});
+  start_dim = shape().wrap_dim(start_dim, "flatten");
+  end_dim = shape().wrap_dim(end_dim, "flatten");
+  EMBER_CHECK(start_dim <= end_dim, "flatten: start_dim " << start_dim << " is after end_dim " << end_dim);
+  std::vector<int64_t> sizes;
+  int64_t merged = 1;
+  for (int64_t d = 0; d < dim(); ++d) {
+    if (d < start_dim || d > end_dim) {
+      sizes.push_back(size(d));
+    } else {
+      merged *= size(d);
+      if (d == end_dim) sizes.push_back(merged);
+    }
+  }
+  return reshape(Shape(sizes));
+}
+
+void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
+  autograd::run_backward(*this, gradient, retain_graph);
+}
+
+Tensor Tensor::to(Device device) const { return to_device(*this, device); }
+Tensor Tensor::to(DType dtype) const { return to_dtype(*this, dtype); }
+Tensor Tensor::to(Device device, DType dtype) const { return to_dtype(to_device(*this, device), dtype); }
+
+Tensor Tensor::clone() const {
+  Tensor copy = empty_like(*this);
+  kernels::copy_(copy, *this);
+  return copy;
+}
+
+template <class T>
+std::vector<T> Tensor::to_vector() const {
+  Tensor host = kernels::cast(to_device(detach(), kCPU), DTypeOf<T>::value);
+  const T* p = host.data<T>();
+  return std::vector<T>(p, p + host.numel());
+}
+
+template <class T>
+T Tensor::item() const {
+  EMBER_CHECK(numel() == 1, "item: the tensor " << shape() << " has " << numel() << " elements, expected 1");
+  return to_vector<T>()[0];
+}
+
+#define EMBER_INSTANTIATE(T) \
+  template std::vector<T> Tensor::to_vector<T>() const; \
+  template T Tensor::item<T>() const;
+EMBER_INSTANTIATE(float)
+EMBER_INSTANTIATE(double)
+EMBER_INSTANTIATE(Half)
+EMBER_INSTANTIATE(int64_t)
+EMBER_INSTANTIATE(uint8_t)
+#undef EMBER_INSTANTIATE
+
+Tensor Tensor::add(const Tensor& o) const { return ember::add(*this, o); }
+Tensor Tensor::sub(const Tensor& o) const { return ember::sub(*this, o); }
+Tensor Tensor::mul(const Tensor& o) const { return ember::mul(*this, o); }
+Tensor Tensor::div(const Tensor& o) const { return ember::div(*this, o); }
+Tensor Tensor::neg() const { return ember::neg(*this); }
+Tensor Tensor::exp() const { return ember::exp(*this); }
+Tensor Tensor::log() const { return ember::log(*this); }
+Tensor Tensor::sqrt() const { return ember::sqrt(*this); }
+Tensor Tensor::pow(double exponent) const { return ember::pow(*this, exponent); }
+Tensor Tensor::relu() const { return ember::relu(*this); }
+Tensor Tensor::sigmoid() const { return ember::sigmoid(*this); }
+Tensor Tensor::tanh() const { return ember::tanh(*this); }
+Tensor Tensor::sum() const { return ember::sum(*this); }
+Tensor Tensor::sum(int64_t dim, bool keepdim) const { return ember::sum(*this, dim, keepdim); }
+Tensor Tensor::mean() const { return ember::mean(*this); }
+Tensor Tensor::mean(int64_t dim, bool keepdim) const { return ember::mean(*this, dim, keepdim); }
+Tensor Tensor::max() const { return ember::max(*this); }
+Tensor Tensor::max(int64_t dim, bool keepdim) const { return ember::max(*this, dim, keepdim); }
+Tensor Tensor::argmax() const { return ember::argmax(*this); }
+Tensor Tensor::argmax(int64_t dim, bool keepdim) const { return ember::argmax(*this, dim, keepdim); }
+Tensor Tensor::matmul(const Tensor& o) const { return ember::matmul(*this, o); }
+Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const { return ember::transpose(*this, dim0, dim1); }
+Tensor Tensor::softmax(int64_t dim) const { return ember::softmax(*this, dim); }
+Tensor Tensor::log_softmax(int64_t dim) const { return ember::log_softmax(*this, dim); }
+
+Tensor& Tensor::zero_() { return fill_(0.0); }
+Tensor& Tensor::fill_(double value) {
+  kernels::fill_(*this, value);
+  return *this;
+}
+Tensor& Tensor::copy_(const Tensor& src) {
+  kernels::copy_(*this, src);
+  return *this;
+}
+Tensor& Tensor::add_(const Tensor& other, double alpha) {
+  kernels::add_(*this, other, alpha);
+  return *this;
+}
+Tensor& Tensor::mul_(double factor) {
+  kernels::mul_scalar_(*this, factor);
+  return *this;
+}
+
+Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
+Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
+Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
+Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
+Tensor operator+(const Tensor& a, double s) { return add(a, s); }
+Tensor operator-(const Tensor& a, double s) { return sub(a, s); }
+Tensor operator*(const Tensor& a, double s) { return mul(a, s); }
+Tensor operator/(const Tensor& a, double s) { return div(a, s); }
+Tensor operator+(double s, const Tensor& a) { return add(a, s); }
+Tensor operator-(double s, const Tensor& a) { return rsub(a, s); }
+Tensor operator*(double s, const Tensor& a) { return mul(a, s); }
+Tensor operator/(double s, const Tensor& a) { return rdiv(a, s); }
+Tensor operator-(const Tensor& a) { return neg(a); }
+
+std::ostream& operator<<(std::ostream& os, const Tensor& t) {
+  if (!t.defined()) return os << "Tensor(undefined)";
+  constexpr int64_t kMaxPrinted = 32;
+  os << t.str();
+  if (t.requires_grad()) os << " requires_grad";
+  os << "\n[";
+  const Tensor head = t.numel() > kMaxPrinted ? t.detach().reshape(Shape{t.numel()}) : t.detach();
+  const bool integral = t.dtype() == DType::i64 || t.dtype() == DType::u8;
+  const std::vector<double> values = head.to_vector<double>();
+  const size_t shown = std::min<size_t>(values.size(), kMaxPrinted);
+  const int64_t row = t.dim() >= 1 ? std::max<int64_t>(t.size(-1), 1) : 1;
+  for (size_t i = 0; i < shown; ++i) {
+    if (i > 0) os << ((static_cast<int64_t>(i) % row == 0) ? ",\n " : ", ");
+    if (integral) os << static_cast<int64_t>(values[i]);
+    else os << std::setprecision(5) << values[i];
+  }
+  if (values.size() > shown) os << ", ... (" << t.numel() << " elements)";
+  return os << "]";
+}
+
+}  // namespace ember

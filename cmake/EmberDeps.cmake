@@ -1,0 +1,40 @@
+# Third-party libraries, all from Debian packages (scripts/setup.sh installs them).
+# Header-only ones can also come from third_party/ (gpu-check.sh carries them to
+# machines that reach no package registry).
+find_package(OpenMP REQUIRED)
+find_package(Threads REQUIRED)
+find_package(ZLIB REQUIRED)
+
+find_path(EIGEN3_INCLUDE_DIR Eigen/Core PATHS ${CMAKE_SOURCE_DIR}/third_party/include /usr/include/eigen3 PATH_SUFFIXES eigen3)
+find_path(CATCH2_INCLUDE_DIR catch2/catch.hpp PATHS ${CMAKE_SOURCE_DIR}/third_party/include /usr/include)
+find_path(CLI11_INCLUDE_DIR CLI/CLI.hpp PATHS ${CMAKE_SOURCE_DIR}/third_party/include /usr/include)
+find_path(NLOHMANN_INCLUDE_DIR nlohmann/json.hpp PATHS ${CMAKE_SOURCE_DIR}/third_party/include /usr/include)
+foreach(dir EIGEN3_INCLUDE_DIR CATCH2_INCLUDE_DIR CLI11_INCLUDE_DIR NLOHMANN_INCLUDE_DIR)
+  if(NOT ${dir})
+    message(FATAL_ERROR "${dir} not found: run scripts/setup.sh")
+  endif()
+endforeach()
+
+# Eigen hands its large products to OpenBLAS's OpenMP build (one thread pool shared
+# with our OpenMP loops). Without it Eigen's own GEMM runs at about half the speed.
+find_library(EMBER_OPENBLAS NAMES openblas
+             PATHS /usr/lib/x86_64-linux-gnu/openblas-openmp NO_DEFAULT_PATH)
+if(NOT EMBER_OPENBLAS)
+  find_library(EMBER_OPENBLAS NAMES openblas)
+endif()
+
+add_library(ember_eigen INTERFACE)
+target_include_directories(ember_eigen SYSTEM INTERFACE ${EIGEN3_INCLUDE_DIR})
+target_compile_definitions(ember_eigen INTERFACE EIGEN_NO_CUDA)
+if(EMBER_OPENBLAS)
+  message(STATUS "ember: Eigen uses OpenBLAS at ${EMBER_OPENBLAS}")
+  target_compile_definitions(ember_eigen INTERFACE EIGEN_USE_BLAS EMBER_HAVE_OPENBLAS)
+  target_link_libraries(ember_eigen INTERFACE ${EMBER_OPENBLAS})
+endif()
+
+add_library(ember_catch2 INTERFACE)
+target_include_directories(ember_catch2 SYSTEM INTERFACE ${CATCH2_INCLUDE_DIR})
+add_library(ember_cli11 INTERFACE)
+target_include_directories(ember_cli11 SYSTEM INTERFACE ${CLI11_INCLUDE_DIR})
+add_library(ember_json INTERFACE)
+target_include_directories(ember_json SYSTEM INTERFACE ${NLOHMANN_INCLUDE_DIR})

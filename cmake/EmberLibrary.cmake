@@ -1,0 +1,21 @@
+# ember_library(NAME folder DEPS ...): one static library per folder from its
+# *.cpp files (and *.cu files when the CUDA backend is on).
+function(ember_library name)
+  cmake_parse_arguments(ARG "" "" "DEPS;CUDA_DEPS" ${ARGN})
+  file(GLOB_RECURSE sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp)
+  if(EMBER_HAVE_CUDA)
+    file(GLOB_RECURSE cuda_sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cu)
+    list(APPEND sources ${cuda_sources})
+    # *_nocuda.cpp files stand in for the CUDA sources when the backend is off.
+    list(FILTER sources EXCLUDE REGEX "_nocuda\\.cpp$")
+  endif()
+  add_library(${name} STATIC ${sources})
+  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR})
+  target_link_libraries(${name} PUBLIC ${ARG_DEPS})
+  if(EMBER_HAVE_CUDA)
+    target_compile_definitions(${name} PUBLIC EMBER_HAVE_CUDA=1)
+    target_link_libraries(${name} PUBLIC ${ARG_CUDA_DEPS})
+    set_target_properties(${name} PROPERTIES CUDA_SEPARABLE_COMPILATION OFF)
+    target_compile_options(${name} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr -Xcompiler=-fopenmp>)
+  endif()
+endfunction()

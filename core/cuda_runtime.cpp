@@ -1,0 +1,60 @@
+#include "core/cuda_runtime.h"
+
+#include <string>
+
+#include "core/error.h"
+
+#ifdef EMBER_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+namespace ember::cuda {
+
+bool compiled_with_cuda() {
+#ifdef EMBER_HAVE_CUDA
+  return true;
+#else
+  return false;
+#endif
+}
+
+int device_count() {
+#ifdef EMBER_HAVE_CUDA
+  static const int count = [] {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+      cudaGetLastError();  // clear the sticky "no driver" error
+      return 0;
+    }
+    return n;
+  }();
+  return count;
+#else
+  return 0;
+#endif
+}
+
+void check_device(const Device& device, const char* op) {
+  if (!device.is_cuda()) return;
+  EMBER_CHECK(compiled_with_cuda(), op << ": " << device << " requested but ember was built without CUDA "
+                                       << "(configure with -DEMBER_CUDA=ON on a machine with nvcc)");
+  EMBER_CHECK(device.index < device_count(), op << ": " << device << " requested but this machine has "
+                                                << device_count() << " usable GPU(s)");
+}
+
+void synchronize() {
+#ifdef EMBER_HAVE_CUDA
+  if (device_count() > 0) cudaDeviceSynchronize();
+#endif
+}
+
+std::string device_name(int index) {
+#ifdef EMBER_HAVE_CUDA
+  cudaDeviceProp prop{};
+  if (index < device_count() && cudaGetDeviceProperties(&prop, index) == cudaSuccess) return prop.name;
+#endif
+  (void)index;
+  return "none";
+}
+
+}  // namespace ember::cuda

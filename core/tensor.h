@@ -1,0 +1,179 @@
+#pragma once
+// Tensor: a refcounted handle to contiguous storage with a shape, a dtype and a
+// device, plus the autograd fields. Copying a Tensor shares it (like libtorch);
+// clone() copies the bytes. reshape/view share storage; every other op
+// materialises its output.
+//
+//   ember::Tensor x = ember::randn({64, 784});
+//   ember::Tensor w = ember::zeros({784, 10}).requires_grad_();
+//   ember::Tensor loss = ember::cross_entropy(x.matmul(w), labels);
+//   loss.backward();
+//   std::cout << w.grad().sum().item<float>();
+//
+// The methods that compute (to, clone, the ops, backward, printing) are declared
+// here for a libtorch-like API and defined in autograd/tensor_methods.cpp, the
+// layer that records graphs; factories live in kernels/factories.h.
+#include <cstdint>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "core/allocator.h"
+#include "core/device.h"
+#include "core/dtype.h"
+#include "core/error.h"
+#include "core/shape.h"
+
+namespace ember {
+
+namespace autograd {
+class Node;
+}
+
+// Shared by a tensor and all its views.
+struct Storage {
+  Buffer buffer;
+};
+
+struct TensorImpl;
+
+struct AutogradMeta {
+  bool requires_grad = false;
+  std::shared_ptr<TensorImpl> grad;             // leaf gradient, accumulated by backward
+  std::shared_ptr<autograd::Node> grad_fn;      // the node that produced this tensor
+  std::weak_ptr<autograd::Node> grad_accumulator;  // a leaf's AccumulateGrad node, shared by its uses
+};
+
+struct TensorImpl {
+  std::shared_ptr<Storage> storage;
+  size_t offset_bytes = 0;
+  Shape shape;
+  DType dtype = DType::f32;
+  Device device;
+  AutogradMeta autograd;
+};
+
+// Options for factories, chainable: TensorOptions().dtype(kFloat16).device(kCUDA)
+struct TensorOptions {
+  DType dtype_ = DType::f32;
+  Device device_;
+  bool requires_grad_ = false;
+  TensorOptions() = default;
+  TensorOptions(DType d) : dtype_(d) {}
+  TensorOptions(Device d) : device_(d) {}
+  TensorOptions& dtype(DType d) { dtype_ = d; return *this; }
+  TensorOptions& device(Device d) { device_ = d; return *this; }
+  TensorOptions& requires_grad(bool r = true) { requires_grad_ = r; return *this; }
+};
+
+class Tensor {
+ public:
+  Tensor() = default;  // undefined: defined() is false
+  explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+  // Wraps existing storage (used by memory/ and views).
+  Tensor(std::shared_ptr<Storage> storage, size_t offset_bytes, Shape shape, DType dtype, Device device);
+
+  // --- metadata (core/tensor.cpp) ---
+  bool defined() const { return impl_ != nullptr; }
+  const Shape& shape() const;
+  std::vector<int64_t> sizes() const { return shape().sizes(); }
+  int64_t dim() const { return shape().dim(); }
+  int64_t size(int64_t d) const;  // negative d counts from the end
+  int64_t numel() const { return shape().numel(); }
+  DType dtype() const;
+  Device device() const;
+  bool is_cuda() const { return device().is_cuda(); }
+  size_t element_size() const { return dtype_size(dtype()); }
+  size_t nbytes() const { return static_cast<size_t>(numel()) * element_size(); }
+  void* data_ptr() const;
+  template <class T> T* data() const;  // checks that T matches dtype()
+  const std::shared_ptr<Storage>& storage() const;
+  TensorImpl* impl() const { return impl_.get(); }
+  const std::shared_ptr<TensorImpl>& impl_ptr() const { return impl_; }
+  bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
+  bool shares_storage(const Tensor& o) const;
+  std::string str() const;  // "Tensor[2, 3] f32 cpu"
+
+  // --- views: share storage; recorded by autograd (autograd/tensor_methods.cpp) ---
+  Tensor reshape(const Shape& shape) const;  // one size may be -1
+  Tensor view(const Shape& shape) const { return reshape(shape); }
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+
+  // --- autograd ---
+  bool requires_grad() const;
+  Tensor& requires_grad_(bool requires = true);
+  Tensor grad() const;                 // undefined until a backward reached it
+  void set_grad(const Tensor& grad) const;
+  const std::shared_ptr<autograd::Node>& grad_fn() const;
+  bool is_leaf() const { return grad_fn() == nullptr; }
+  Tensor detach() const;               // shares storage, no history
+  void backward(const Tensor& gradient = Tensor(), bool retain_graph = false) const;
+  void zero_grad() const;              // drops .grad (set_to_none semantics)
+
+  // --- conversions and copies ---
+  Tensor to(Device device) const;
+  Tensor to(DType dtype) const;
+  Tensor to(Device device, DType dtype) const;
+  Tensor clone() const;
+  Tensor contiguous() const { return *this; }  // always contiguous; kept for libtorch code
+  template <class T> T item() const;                // numel must be 1
+  template <class T> std::vector<T> to_vector() const;
+
+  // --- ops (autograd/tensor_methods.cpp); see autograd/ops.h for the free functions ---
+  Tensor add(const Tensor& o) const;
+  Tensor sub(const Tensor& o) const;
+  Tensor mul(const Tensor& o) const;
+  Tensor div(const Tensor& o) const;
+  Tensor neg() const;
+  Tensor exp() const;
+  Tensor log() const;
+  Tensor sqrt() const;
+  Tensor pow(double exponent) const;
+  Tensor relu() const;
+  Tensor sigmoid() const;
+  Tensor tanh() const;
+  Tensor sum() const;
+  Tensor sum(int64_t dim, bool keepdim = false) const;
+  Tensor mean() const;
+  Tensor mean(int64_t dim, bool keepdim = false) const;
+  Tensor max() const;
+  Tensor max(int64_t dim, bool keepdim = false) const;
+  Tensor argmax() const;
+  Tensor argmax(int64_t dim, bool keepdim = false) const;
+  Tensor matmul(const Tensor& o) const;
+  Tensor transpose(int64_t dim0, int64_t dim1) const;
+  Tensor t() const { return transpose(0, 1); }
+  Tensor softmax(int64_t dim) const;
+  Tensor log_softmax(int64_t dim) const;
+
+  // --- in place, never recorded (optimizers, initialisers) ---
+  Tensor& zero_();
+  Tensor& fill_(double value);
+  Tensor& copy_(const Tensor& src);  // same shape; converts dtype and device
+  Tensor& add_(const Tensor& other, double alpha = 1.0);
+  Tensor& mul_(double factor);
+
+ private:
+  TensorImpl& checked_impl() const;
+  std::shared_ptr<TensorImpl> impl_;
+};
+
+Tensor operator+(const Tensor& a, const Tensor& b);
+Tensor operator-(const Tensor& a, const Tensor& b);
+Tensor operator*(const Tensor& a, const Tensor& b);
+Tensor operator/(const Tensor& a, const Tensor& b);
+Tensor operator+(const Tensor& a, double s);
+Tensor operator-(const Tensor& a, double s);
+Tensor operator*(const Tensor& a, double s);
+Tensor operator/(const Tensor& a, double s);
+Tensor operator+(double s, const Tensor& a);
+Tensor operator-(double s, const Tensor& a);
+Tensor operator*(double s, const Tensor& a);
+Tensor operator/(double s, const Tensor& a);
+Tensor operator-(const Tensor& a);
+
+// Prints shape, dtype, device and (up to a few dozen) values.
+std::ostream& operator<<(std::ostream& os, const Tensor& t);
+
+}  // namespace ember

@@ -1,0 +1,197 @@
+// CPU elementwise kernels: unary and binary maps, broadcasting, casts, fills and
+// in-place updates. The per-element math is kernels/functors.h.
+#include <cstring>
+
+#include "kernels/cpu/broadcast.h"
+#include "kernels/cpu/parallel.h"
+#include "kernels/functors.h"
+#include "memory/empty.h"
+
+namespace ember::kernels::cpu {
+
+Tensor unary(UnaryOp op, const Tensor& x, double scalar) {
+  Tensor y = empty_like(x);
+  dispatch_floating("unary", x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    using C = compute_t<T>;
+    const T* in = x.data<T>();
+    T* out = y.data<T>();
+    const C s = static_cast<C>(scalar);
+    parallel_for(x.numel(), kParallelGrain, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) out[i] = T(unary_forward<C>(op, C(in[i]), s));
+    });
+  });
+  return y;
+}
+
+Tensor unary_backward(UnaryOp op, const Tensor& x, const Tensor& y, const Tensor& dy, double scalar) {
+  Tensor dx = empty_like(x);
+  dispatch_floating("unary_backward", x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    using C = compute_t<T>;
+    const T* xs = x.data<T>();
+    const T* ys = y.data<T>();
+    const T* dys = dy.data<T>();
+    T* out = dx.data<T>();
+    const C s = static_cast<C>(scalar);
+    parallel_for(x.numel(), kParallelGrain, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i)
+        out[i] = T(kernels::unary_backward<C>(op, C(xs[i]), C(ys[i]), C(dys[i]), s));
+    });
+  });
+  return dx;
+}
+
+Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
+  const Shape out_shape = broadcast_shapes(a.shape(), b.shape(), binary_op_name(op));
+  Tensor c = empty(out_shape, TensorOptions().dtype(a.dtype()).device(a.device()));
+  dispatch_dtype(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    using C = compute_t<T>;
+    const T* pa = a.data<T>();
+    const T* pb = b.data<T>();
+    T* pc = c.data<T>();
+    const int64_t n = c.numel();
+    if (a.shape() == out_shape && b.shape() == out_shape) {
+      parallel_for(n, kParallelGrain, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) pc[i] = T(binary_forward<C>(op, C(pa[i]), C(pb[i])));
+      });
+    } else if (b.numel() == 1 && a.shape() == out_shape) {
+      const C vb = C(pb[0]);
+      parallel_for(n, kParallelGrain, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) pc[i] = T(binary_forward<C>(op, C(pa[i]), vb));
+      });
+    } else {
+      const std::vector<int64_t> sizes = out_shape.sizes();
+      const std::vector<int64_t> sa = broadcast_strides(a.shape(), out_shape);
+      const std::vector<int64_t> sb = broadcast_strides(b.shape(), out_shape);
+      parallel_for(n, kParallelGrain, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i)
+          pc[i] = T(binary_forward<C>(op, C(pa[broadcast_offset(i, sizes, sa)]), C(pb[broadcast_offset(i, sizes, sb)])));
+      });
+    }
+  });
+  return c;
+}
+
+Tensor binary_scalar(BinaryOp op, const Tensor& a, double s, bool scalar_first) {
+  Tensor c = empty_like(a);
+  dispatch_dtype(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    using C = compute_t<T>;
+    const T* pa = a.data<T>();
+    T* pc = c.data<T>();
+    const C v = static_cast<C>(s);
+    parallel_for(a.numel(), kParallelGrain, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i)
+        pc[i] = T(scalar_first ? binary_forward<C>(op, v, C(pa[i])) : binary_forward<C>(op, C(pa[i]), v));
+    });
+  });
+  return c;
+}
+
+Tensor sum_to(const Tensor& x, const Shape& shape) {
+  Tensor out = empty(shape, TensorOptions().dtype(x.dtype()).device(x.device()));
+  dispatch_floating("sum_to", x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    using C = compute_t<T>;
+    const std::vector<int64_t> sizes = x.shape().sizes();
+    const std::vector<int64_t> strides = broadcast_strides(shape, x.shape());
+    std::vector<C> acc(static_cast<size_t>(out.numel()), C(0));
+    const T* in = x.data<T>();
+    // Sequential on purpose: a fixed summation order keeps results deterministic.
+    for (int64_t i = 0; i < x.numel(); ++i) acc[static_cast<size_t>(broadcast_offset(i, sizes, strides))] += C(in[i]);
+    T* o = out.data<T>();
+    for (int64_t i = 0; i < out.numel(); ++i) o[i] = T(acc[static_cast<size_t>(i)]);
+  });
+  return out;
+}
+
+Tensor expand(const Tensor& x, const Shape& shape) {
+  Tensor out = empty(shape, TensorOptions().dtype(x.dtype()).device(x.device()));
+  dispatch_dtype(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const std::vector<int64_t> sizes = shape.sizes();
+    const std::vector<int64_t> strides = broadcast_strides(x.shape(), shape);
+    const T* in = x.data<T>();
+    T* o = out.data<T>();
+    parallel_for(out.numel(), kParallelGrain, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) o[i] = in[broadcast_offset(i, sizes, strides)];
+    });
+  });
+  return out;
+}
+
+namespace {
+// Converts through double (exact for every supported dtype but i64 beyond 2^53).
+template <class To, class From>
+To convert(From v) {
+  if constexpr (std::is_same_v<To, Half>) return Half(static_cast<float>(v));
+  else if constexpr (std::is_same_v<From, Half>) return static_cast<To>(static_cast<float>(v));
+  else return static_cast<To>(v);
+}
+
+void cast_into(const Tensor& dst, const Tensor& src) {
+  dispatch_dtype(src.dtype(), [&](auto from_tag) {
+    using From = decltype(from_tag);
+    dispatch_dtype(dst.dtype(), [&](auto to_tag) {
+      using To = decltype(to_tag);
+      const From* in = src.data<From>();
+      To* out = dst.data<To>();
+      if constexpr (std::is_same_v<From, To>) {
+        std::memcpy(out, in, src.nbytes());
+      } else {
+        parallel_for(src.numel(), kParallelGrain, [&](int64_t begin, int64_t end) {
+          for (int64_t i = begin; i < end; ++i) out[i] = convert<To>(in[i]);
+        });
+      }
+    });
+  });
+}
+}  // namespace
+
+Tensor cast(const Tensor& x, DType dtype) {
+  Tensor y = empty(x.shape(), TensorOptions().dtype(dtype).device(x.device()));
+  cast_into(y, x);
+  return y;
+}
+
+void copy_(const Tensor& dst, const Tensor& src) { cast_into(dst, src); }
+
+void fill_(const Tensor& t, double value) {
+  dispatch_dtype(t.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T v = convert<T>(value);
+    T* p = t.data<T>();
+    parallel_for(t.numel(), kParallelGrain, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) p[i] = v;
+    });
+  });
+}
+
+void add_(const Tensor& dst, const Tensor& src, double alpha) {
+  dispatch_floating("add_", dst.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    using C = compute_t<T>;
+    T* d = dst.data<T>();
+    const T* s = src.data<T>();
+    const C a = static_cast<C>(alpha);
+    parallel_for(dst.numel(), kParallelGrain, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) d[i] = T(C(d[i]) + a * C(s[i]));
+    });
+  });
+}
+
+void mul_scalar_(const Tensor& dst, double factor) {
+  dispatch_floating("mul_", dst.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    using C = compute_t<T>;
+    T* d = dst.data<T>();
+    const C f = static_cast<C>(factor);
+    parallel_for(dst.numel(), kParallelGrain, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) d[i] = T(C(d[i]) * f);
+    });
+  });
+}
+
+}  // namespace ember::kernels::cpu

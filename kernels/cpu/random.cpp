@@ -1,0 +1,45 @@
+// CPU fillers for factories: arange and Philox uniform/normal draws. The same
+// (seed, offset) gives the same numbers as kernels/cuda/random.cu.
+#include "core/philox.h"
+#include "kernels/cpu/parallel.h"
+#include "kernels/ops.h"
+
+namespace ember::kernels::cpu {
+
+void arange_(const Tensor& t, double start, double step) {
+  dispatch_dtype(t.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* p = t.data<T>();
+    for (int64_t i = 0; i < t.numel(); ++i) {
+      const double v = start + step * static_cast<double>(i);
+      if constexpr (std::is_same_v<T, Half>) p[i] = Half(static_cast<float>(v));
+      else p[i] = static_cast<T>(v);
+    }
+  });
+}
+
+void uniform_(const Tensor& t, GeneratorState state, double low, double high) {
+  dispatch_floating("uniform_", t.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* p = t.data<T>();
+    const float lo = static_cast<float>(low), span = static_cast<float>(high - low);
+    parallel_for(t.numel(), kParallelGrain, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i)
+        p[i] = T(lo + span * (1.0f - philox_uniform(state.seed, state.offset, static_cast<uint64_t>(i))));
+    });
+  });
+}
+
+void normal_(const Tensor& t, GeneratorState state, double mean, double std) {
+  dispatch_floating("normal_", t.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* p = t.data<T>();
+    const float m = static_cast<float>(mean), s = static_cast<float>(std);
+    parallel_for(t.numel(), kParallelGrain, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i)
+        p[i] = T(m + s * philox_normal(state.seed, state.offset, static_cast<uint64_t>(i)));
+    });
+  });
+}
+
+}  // namespace ember::kernels::cpu

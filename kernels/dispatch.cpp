@@ -1,0 +1,276 @@
+// Checked entry points: validate once, then hand the call to the backend that
+// owns the tensor's device. The backends implement kernels/backend_api.inc.
+#include "core/cuda_runtime.h"
+#include "kernels/checks.h"
+#include "kernels/ops.h"
+#include "memory/empty.h"
+
+namespace ember::kernels {
+
+namespace cpu {
+#include "kernels/backend_api.inc"
+}
+#ifdef EMBER_HAVE_CUDA
+namespace cuda {
+#include "kernels/backend_api.inc"
+}
+#define EMBER_BACKEND(device, fn, ...) ((device).is_cuda() ? cuda::fn(__VA_ARGS__) : cpu::fn(__VA_ARGS__))
+#else
+#define EMBER_BACKEND(device, fn, ...) ((void)(device), cpu::fn(__VA_ARGS__))
+#endif
+
+const char* unary_op_name(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::neg: return "neg";
+    case UnaryOp::exp: return "exp";
+    case UnaryOp::log: return "log";
+    case UnaryOp::sqrt: return "sqrt";
+    case UnaryOp::relu: return "relu";
+    case UnaryOp::sigmoid: return "sigmoid";
+    case UnaryOp::tanh: return "tanh";
+    case UnaryOp::pow_scalar: return "pow";
+    case UnaryOp::abs: return "abs";
+  }
+  return "?";
+}
+
+const char* binary_op_name(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::add: return "add";
+    case BinaryOp::sub: return "sub";
+    case BinaryOp::mul: return "mul";
+    case BinaryOp::div: return "div";
+  }
+  return "?";
+}
+
+Tensor unary(UnaryOp op, const Tensor& x, double scalar) {
+  const char* name = unary_op_name(op);
+  check_defined(x, name, "x");
+  check_floating(x, name);
+  OpNameScope scope(name);
+  return EMBER_BACKEND(x.device(), unary, op, x, scalar);
+}
+
+Tensor unary_backward(UnaryOp op, const Tensor& x, const Tensor& y, const Tensor& dy, double scalar) {
+  const char* name = unary_op_name(op);
+  check_same_shape(x, dy, name);
+  check_same_shape(y, dy, name);
+  check_compatible(x, dy, name);
+  check_compatible(y, dy, name);
+  OpNameScope scope(name);
+  return EMBER_BACKEND(x.device(), unary_backward, op, x, y, dy, scalar);
+}
+
+Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
+  const char* name = binary_op_name(op);
+  check_defined(a, name, "a");
+  check_defined(b, name, "b");
+  check_compatible(a, b, name);
+  broadcast_shapes(a.shape(), b.shape(), name);  // throws naming both shapes
+  OpNameScope scope(name);
+  return EMBER_BACKEND(a.device(), binary, op, a, b);
+}
+
+Tensor binary_scalar(BinaryOp op, const Tensor& a, double s, bool scalar_first) {
+  const char* name = binary_op_name(op);
+  check_defined(a, name, "a");
+  OpNameScope scope(name);
+  return EMBER_BACKEND(a.device(), binary_scalar, op, a, s, scalar_first);
+}
+
+Tensor sum_to(const Tensor& x, const Shape& shape) {
+  EMBER_CHECK(broadcast_shapes(x.shape(), shape, "sum_to") == x.shape(),
+              "sum_to: " << shape << " does not broadcast to " << x.shape());
+  if (x.shape() == shape) return x;
+  OpNameScope scope("sum_to");
+  return EMBER_BACKEND(x.device(), sum_to, x, shape);
+}
+
+Tensor expand(const Tensor& x, const Shape& shape) {
+  EMBER_CHECK(broadcast_shapes(x.shape(), shape, "expand") == shape,
+              "expand: " << x.shape() << " does not broadcast to " << shape);
+  if (x.shape() == shape) return x;
+  OpNameScope scope("expand");
+  return EMBER_BACKEND(x.device(), expand, x, shape);
+}
+
+Tensor cast(const Tensor& x, DType dtype) {
+  check_defined(x, "cast", "x");
+  if (x.dtype() == dtype) return x;
+  OpNameScope scope("cast");
+  return EMBER_BACKEND(x.device(), cast, x, dtype);
+}
+
+void fill_(const Tensor& t, double value) {
+  check_defined(t, "fill_", "t");
+  EMBER_BACKEND(t.device(), fill_, t, value);
+}
+
+void add_(const Tensor& dst, const Tensor& src, double alpha) {
+  check_same_shape(dst, src, "add_");
+  check_compatible(dst, src, "add_");
+  EMBER_BACKEND(dst.device(), add_, dst, src, alpha);
+}
+
+void mul_scalar_(const Tensor& dst, double factor) {
+  check_defined(dst, "mul_", "dst");
+  EMBER_BACKEND(dst.device(), mul_scalar_, dst, factor);
+}
+
+void copy_(const Tensor& dst, const Tensor& src) {
+  check_defined(dst, "copy_", "dst");
+  check_defined(src, "copy_", "src");
+  EMBER_CHECK(dst.numel() == src.numel(),
+              "copy_: shape mismatch, destination " << dst.shape() << " vs source " << src.shape());
+  if (dst.shares_storage(src) && dst.data_ptr() == src.data_ptr() && dst.dtype() == src.dtype()) return;
+  // The CUDA side owns every copy that touches a GPU (host<->device included).
+  const bool on_gpu = dst.device().is_cuda() || src.device().is_cuda();
+  EMBER_BACKEND(on_gpu ? kCUDA : kCPU, copy_, dst, src);
+}
+
+void arange_(const Tensor& t, double start, double step) { EMBER_BACKEND(t.device(), arange_, t, start, step); }
+
+void uniform_(const Tensor& t, GeneratorState state, double low, double high) {
+  check_floating(t, "uniform_");
+  EMBER_BACKEND(t.device(), uniform_, t, state, low, high);
+}
+
+void normal_(const Tensor& t, GeneratorState state, double mean, double std) {
+  check_floating(t, "normal_");
+  EMBER_BACKEND(t.device(), normal_, t, state, mean, std);
+}
+
+static const char* reduce_op_name(ReduceOp op) {
+  return op == ReduceOp::sum ? "sum" : op == ReduceOp::mean ? "mean" : "max";
+}
+
+Tensor reduce_all(ReduceOp op, const Tensor& x) {
+  const char* name = reduce_op_name(op);
+  check_defined(x, name, "x");
+  check_floating(x, name);
+  EMBER_CHECK(op != ReduceOp::max || x.numel() > 0, "max: the tensor " << x.shape() << " is empty");
+  OpNameScope scope(name);
+  return EMBER_BACKEND(x.device(), reduce_all, op, x);
+}
+
+Tensor reduce_dim(ReduceOp op, const Tensor& x, int64_t dim, bool keepdim) {
+  const char* name = reduce_op_name(op);
+  check_defined(x, name, "x");
+  check_floating(x, name);
+  dim = x.shape().wrap_dim(dim, name);
+  EMBER_CHECK(op != ReduceOp::max || x.dim() == 0 || x.size(dim) > 0,
+              "max: dim " << dim << " of " << x.shape() << " is empty");
+  OpNameScope scope(name);
+  return EMBER_BACKEND(x.device(), reduce_dim, op, x, dim, keepdim);
+}
+
+Tensor argmax_all(const Tensor& x) {
+  check_defined(x, "argmax", "x");
+  EMBER_CHECK(x.numel() > 0, "argmax: the tensor " << x.shape() << " is empty");
+  OpNameScope scope("argmax");
+  return EMBER_BACKEND(x.device(), argmax_all, x);
+}
+
+Tensor argmax_dim(const Tensor& x, int64_t dim, bool keepdim) {
+  check_defined(x, "argmax", "x");
+  dim = x.shape().wrap_dim(dim, "argmax");
+  EMBER_CHECK(x.dim() == 0 || x.size(dim) > 0, "argmax: dim " << dim << " of " << x.shape() << " is empty");
+  OpNameScope scope("argmax");
+  return EMBER_BACKEND(x.device(), argmax_dim, x, dim, keepdim);
+}
+
+Tensor scatter_dim(const Tensor& dy, const Tensor& indices, const Shape& shape, int64_t dim) {
+  check_dtype(indices, DType::i64, "scatter_dim", "indices");
+  check_same_device(dy, indices, "scatter_dim");
+  check_same_shape(dy, indices, "scatter_dim");
+  dim = shape.wrap_dim(dim, "scatter_dim");
+  OpNameScope scope("scatter_dim");
+  return EMBER_BACKEND(dy.device(), scatter_dim, dy, indices, shape, dim);
+}
+
+Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b) {
+  check_defined(a, "matmul", "a");
+  check_defined(b, "matmul", "b");
+  check_compatible(a, b, "matmul");
+  check_floating(a, "matmul");
+  EMBER_CHECK((a.dim() == 2 || a.dim() == 3) && (b.dim() == 2 || b.dim() == 3) && !(a.dim() == 2 && b.dim() == 3),
+              "matmul: expected [M, K] x [K, N], [B, M, K] x [B, K, N] or [B, M, K] x [K, N], got " << a.shape()
+                                                                                                    << " and " << b.shape());
+  const int64_t k_a = transpose_a ? a.size(-2) : a.size(-1);
+  const int64_t k_b = transpose_b ? b.size(-1) : b.size(-2);
+  EMBER_CHECK(k_a == k_b, "matmul: inner dimensions differ, " << a.shape() << (transpose_a ? "^T" : "") << " x "
+                                                              << b.shape() << (transpose_b ? "^T" : "") << " ("
+                                                              << k_a << " vs " << k_b << ")");
+  EMBER_CHECK(a.dim() == 2 || b.dim() == 2 || a.size(0) == b.size(0),
+              "matmul: batch sizes differ, " << a.shape() << " and " << b.shape());
+  OpNameScope scope("matmul");
+  return EMBER_BACKEND(a.device(), matmul, a, b, transpose_a, transpose_b);
+}
+
+Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1) {
+  check_defined(x, "transpose", "x");
+  dim0 = x.shape().wrap_dim(dim0, "transpose");
+  dim1 = x.shape().wrap_dim(dim1, "transpose");
+  OpNameScope scope("transpose");
+  return EMBER_BACKEND(x.device(), transpose, x, dim0, dim1);
+}
+
+Tensor softmax(const Tensor& x, int64_t dim) {
+  check_floating(x, "softmax");
+  dim = x.shape().wrap_dim(dim, "softmax");
+  OpNameScope scope("softmax");
+  return EMBER_BACKEND(x.device(), softmax, x, dim);
+}
+
+Tensor log_softmax(const Tensor& x, int64_t dim) {
+  check_floating(x, "log_softmax");
+  dim = x.shape().wrap_dim(dim, "log_softmax");
+  OpNameScope scope("log_softmax");
+  return EMBER_BACKEND(x.device(), log_softmax, x, dim);
+}
+
+Tensor softmax_backward(const Tensor& y, const Tensor& dy, int64_t dim) {
+  check_same_shape(y, dy, "softmax_backward");
+  check_compatible(y, dy, "softmax_backward");
+  OpNameScope scope("softmax_backward");
+  return EMBER_BACKEND(y.device(), softmax_backward, y, dy, y.shape().wrap_dim(dim, "softmax_backward"));
+}
+
+Tensor log_softmax_backward(const Tensor& y, const Tensor& dy, int64_t dim) {
+  check_same_shape(y, dy, "log_softmax_backward");
+  check_compatible(y, dy, "log_softmax_backward");
+  OpNameScope scope("log_softmax_backward");
+  return EMBER_BACKEND(y.device(), log_softmax_backward, y, dy, y.shape().wrap_dim(dim, "log_softmax_backward"));
+}
+
+Tensor cross_entropy(const Tensor& logits, const Tensor& labels, Tensor* log_probs) {
+  check_floating(logits, "cross_entropy");
+  check_dtype(labels, DType::i64, "cross_entropy", "labels");
+  check_same_device(logits, labels, "cross_entropy");
+  EMBER_CHECK(logits.dim() == 2 && labels.dim() == 1 && labels.size(0) == logits.size(0),
+              "cross_entropy: expected logits [N, C] and labels [N], got " << logits.shape() << " and "
+                                                                           << labels.shape());
+  EMBER_CHECK(logits.size(0) > 0, "cross_entropy: empty batch " << logits.shape());
+  OpNameScope scope("cross_entropy");
+  return EMBER_BACKEND(logits.device(), cross_entropy, logits, labels, log_probs);
+}
+
+Tensor cross_entropy_backward(const Tensor& log_probs, const Tensor& labels, const Tensor& dloss) {
+  check_same_device(log_probs, labels, "cross_entropy_backward");
+  OpNameScope scope("cross_entropy_backward");
+  return EMBER_BACKEND(log_probs.device(), cross_entropy_backward, log_probs, labels, dloss);
+}
+
+void sgd_step_(const Tensor& param, const Tensor& grad, const Tensor& momentum_buffer, const SgdOptions& options,
+               bool first_step) {
+  check_same_shape(param, grad, "sgd_step");
+  check_compatible(param, grad, "sgd_step");
+  if (options.momentum != 0.0) {
+    check_same_shape(param, momentum_buffer, "sgd_step");
+    check_compatible(param, momentum_buffer, "sgd_step");
+  }
+  EMBER_BACKEND(param.device(), sgd_step_, param, grad, momentum_buffer, options, first_step);
+}
+
+}  // namespace ember::kernels

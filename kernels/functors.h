@@ -1,0 +1,94 @@
+#pragma once
+// Per-element math shared by the CPU and CUDA backends. Both call these
+// functors, so the two cannot drift apart. T is the compute type: float for
+// f32 and f16, double for f64.
+#include <cmath>
+
+#include "core/hd.h"
+#include "kernels/ops.h"
+
+namespace ember::kernels {
+
+namespace math {
+#if defined(__CUDA_ARCH__)
+template <class T> EMBER_HD T exp(T x) { return ::exp(x); }
+template <class T> EMBER_HD T log(T x) { return ::log(x); }
+template <class T> EMBER_HD T sqrt(T x) { return ::sqrt(x); }
+template <class T> EMBER_HD T tanh(T x) { return ::tanh(x); }
+template <class T> EMBER_HD T pow(T x, T e) { return ::pow(x, e); }
+template <class T> EMBER_HD T abs(T x) { return ::fabs(x); }
+#else
+template <class T> EMBER_HD T exp(T x) { return std::exp(x); }
+template <class T> EMBER_HD T log(T x) { return std::log(x); }
+template <class T> EMBER_HD T sqrt(T x) { return std::sqrt(x); }
+template <class T> EMBER_HD T tanh(T x) { return std::tanh(x); }
+template <class T> EMBER_HD T pow(T x, T e) { return std::pow(x, e); }
+template <class T> EMBER_HD T abs(T x) { return std::fabs(x); }
+#endif
+}  // namespace math
+
+// y = op(x)
+template <class T>
+EMBER_HD T unary_forward(UnaryOp op, T x, T scalar) {
+  switch (op) {
+    case UnaryOp::neg: return -x;
+    case UnaryOp::exp: return math::exp(x);
+    case UnaryOp::log: return math::log(x);
+    case UnaryOp::sqrt: return math::sqrt(x);
+    case UnaryOp::relu: return x > T(0) ? x : T(0);
+    case UnaryOp::sigmoid: return x >= T(0) ? T(1) / (T(1) + math::exp(-x)) : math::exp(x) / (T(1) + math::exp(x));
+    case UnaryOp::tanh: return math::tanh(x);
+    case UnaryOp::pow_scalar: return math::pow(x, scalar);
+    case UnaryOp::abs: return math::abs(x);
+  }
+  return x;
+}
+
+// dx = dy * dy/dx, using whichever of x and y = op(x) is cheaper and more accurate;
+// unary_backward_needs_input() says which one, so autograd saves only that.
+template <class T>
+EMBER_HD T unary_backward(UnaryOp op, T x, T y, T dy, T scalar) {
+  switch (op) {
+    case UnaryOp::neg: return -dy;
+    case UnaryOp::exp: return dy * y;
+    case UnaryOp::log: return dy / x;
+    case UnaryOp::sqrt: return dy / (T(2) * y);
+    case UnaryOp::relu: return y > T(0) ? dy : T(0);
+    case UnaryOp::sigmoid: return dy * y * (T(1) - y);
+    case UnaryOp::tanh: return dy * (T(1) - y * y);
+    case UnaryOp::pow_scalar: return scalar == T(0) ? T(0) : dy * scalar * math::pow(x, scalar - T(1));
+    case UnaryOp::abs: return x > T(0) ? dy : (x < T(0) ? -dy : T(0));
+  }
+  return dy;
+}
+
+// True when the gradient formula reads x; otherwise it reads y = op(x) (or neither, for neg).
+EMBER_HD bool unary_backward_needs_input(UnaryOp op) {
+  return op == UnaryOp::log || op == UnaryOp::pow_scalar || op == UnaryOp::abs;
+}
+
+template <class T>
+EMBER_HD T binary_forward(BinaryOp op, T a, T b) {
+  switch (op) {
+    case BinaryOp::add: return a + b;
+    case BinaryOp::sub: return a - b;
+    case BinaryOp::mul: return a * b;
+    case BinaryOp::div: return a / b;
+  }
+  return a;
+}
+
+// PyTorch's SGD for one element; returns the new parameter and updates *buf.
+template <class T>
+EMBER_HD T sgd_update(T p, T g, T* buf, T lr, T momentum, T dampening, T weight_decay, bool nesterov,
+                      bool first_step) {
+  if (weight_decay != T(0)) g += weight_decay * p;
+  if (momentum != T(0)) {
+    const T b = first_step ? g : momentum * *buf + (T(1) - dampening) * g;
+    *buf = b;
+    g = nesterov ? g + momentum * b : b;
+  }
+  return p - lr * g;
+}
+
+}  // namespace ember::kernels

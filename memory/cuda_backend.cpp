@@ -1,0 +1,54 @@
+#include "core/error.h"
+#include "memory/raw_backend.h"
+
+#ifdef EMBER_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+namespace ember {
+
+#ifdef EMBER_HAVE_CUDA
+namespace {
+
+class CudaBackend final : public RawBackend {
+ public:
+  explicit CudaBackend(int index) : index_(index) {}
+
+  void* malloc(size_t bytes) override {
+    cudaSetDevice(index_);
+    void* p = nullptr;
+    if (cudaMalloc(&p, bytes) != cudaSuccess) {
+      cudaGetLastError();  // an out-of-memory is not sticky; clear it
+      return nullptr;
+    }
+    return p;
+  }
+  void free(void* ptr, size_t /*bytes*/) noexcept override {
+    cudaSetDevice(index_);
+    cudaFree(ptr);
+  }
+  size_t capacity() const override {
+    size_t free_bytes = 0, total_bytes = 0;
+    cudaSetDevice(index_);
+    if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) return 0;
+    return total_bytes;
+  }
+  Device device() const override { return Device(DeviceType::cuda, index_); }
+  std::string name() const override { return "cudaMalloc"; }
+
+ private:
+  int index_;
+};
+
+}  // namespace
+
+std::unique_ptr<RawBackend> make_cuda_backend(int device_index) {
+  return std::make_unique<CudaBackend>(device_index);
+}
+#else
+std::unique_ptr<RawBackend> make_cuda_backend(int /*device_index*/) {
+  EMBER_THROW("CUDA memory requested but ember was built without CUDA");
+}
+#endif
+
+}  // namespace ember

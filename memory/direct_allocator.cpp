@@ -1,0 +1,54 @@
+#include "memory/direct_allocator.h"
+
+#include "memory/out_of_memory.h"
+
+namespace ember {
+
+DirectAllocator::DirectAllocator(std::unique_ptr<RawBackend> backend) : backend_(std::move(backend)) {}
+
+Buffer DirectAllocator::allocate(const AllocationRequest& request) {
+  if (request.bytes == 0) return Buffer(nullptr, 0, request, nullptr);  // empty tensors own nothing
+  void* p = backend_->malloc(request.bytes);
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (p == nullptr) {
+    ++stats_.ooms;
+    throw OutOfMemoryError(out_of_memory_message(request, backend_->capacity(), stats_, 0), request.bytes);
+  }
+  const auto bytes = static_cast<int64_t>(request.bytes);
+  ++stats_.backend_allocations;
+  stats_.allocated_bytes.increase(bytes);
+  stats_.reserved_bytes.increase(bytes);
+  stats_.active_bytes.increase(bytes);
+  stats_.requested_bytes.increase(bytes);
+  stats_.allocation_count.increase(1);
+  stats_.segment_count.increase(1);
+  stats_.by_category[static_cast<size_t>(request.category)].increase(bytes);
+  return Buffer(p, request.bytes, request, this);
+}
+
+void DirectAllocator::release(void* data, size_t bytes, Device /*device*/, MemoryCategory category,
+                              StreamHandle /*stream*/) noexcept {
+  backend_->free(data, bytes);
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto n = static_cast<int64_t>(bytes);
+  ++stats_.backend_frees;
+  stats_.allocated_bytes.decrease(n);
+  stats_.reserved_bytes.decrease(n);
+  stats_.active_bytes.decrease(n);
+  stats_.requested_bytes.decrease(n);
+  stats_.allocation_count.decrease(1);
+  stats_.segment_count.decrease(1);
+  stats_.by_category[static_cast<size_t>(category)].decrease(n);
+}
+
+MemoryStats DirectAllocator::stats() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stats_;
+}
+
+void DirectAllocator::reset_peak_stats() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  stats_.reset_peaks();
+}
+
+}  // namespace ember

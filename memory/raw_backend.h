@@ -1,0 +1,32 @@
+#pragma once
+// Raw backends: where segments of memory really come from. Allocators are pure
+// policy over one of these, so tests can inject a fake with a fixed capacity.
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "core/device.h"
+
+namespace ember {
+
+class RawBackend {
+ public:
+  virtual ~RawBackend() = default;
+  // Returns nullptr when the memory is not available (never throws for that).
+  virtual void* malloc(size_t bytes) = 0;
+  virtual void free(void* ptr, size_t bytes) noexcept = 0;
+  // 0 means "no limit we know of".
+  virtual size_t capacity() const = 0;
+  virtual Device device() const = 0;
+  virtual std::string name() const = 0;
+};
+
+// Aligned host memory (64-byte alignment) with an optional capacity in bytes.
+std::unique_ptr<RawBackend> make_host_backend(size_t capacity_bytes);
+// cudaMalloc / cudaFree on one device.
+std::unique_ptr<RawBackend> make_cuda_backend(int device_index);
+
+// Parses "512MiB", "2GiB", "1000000", "64M"; throws naming `what` on bad text.
+size_t parse_byte_size(const std::string& text, const char* what);
+
+}  // namespace ember

@@ -1,0 +1,79 @@
+#include "autograd/grad_mode.h"
+#include "memory/memory.h"
+#include "tests/support/op_contract.h"
+
+using namespace ember;
+using test::expect_error_contains;
+using test::expect_values;
+
+TEST_CASE("a tensor used twice gets the sum of both gradients", "[autograd]") {
+  Tensor x = from_vector<float>({1, 2, 3}, {3}).requires_grad_();
+  Tensor y = sum(x * x + x);  // d/dx = 2x + 1
+  y.backward();
+  expect_values(x.grad(), {3, 5, 7}, 0, "x*x + x");
+}
+
+TEST_CASE("a second backward accumulates; zero_grad clears", "[autograd]") {
+  Tensor x = from_vector<float>({1, 2}, {2}).requires_grad_();
+  sum(x * 3.0).backward();
+  sum(x * 3.0).backward();
+  expect_values(x.grad(), {6, 6}, 0, "accumulated");
+  x.zero_grad();
+  CHECK_FALSE(x.grad().defined());
+  Tensor y = sum(x * x);
+  y.backward(Tensor(), /*retain_graph=*/true);
+  y.backward();
+  expect_values(x.grad(), {4, 8}, 0, "retain_graph twice");
+}
+
+TEST_CASE("backward twice without retain_graph says why", "[autograd][errors]") {
+  Tensor x = from_vector<float>({1, 2}, {2}).requires_grad_();
+  Tensor y = sum(exp(x));
+  y.backward();
+  expect_error_contains([&] { y.backward(); }, {"saved tensors", "retain_graph"});
+}
+
+TEST_CASE("saved tensors are freed after backward", "[autograd][memory]") {
+  Tensor w = randn({256, 256}).requires_grad_();
+  const int64_t before = memory_stats(kCPU).allocated_bytes.current;
+  int64_t after_forward = 0;
+  {
+    Tensor loss = sum(tanh(exp(w * 0.01)));
+    after_forward = memory_stats(kCPU).allocated_bytes.current;
+    CHECK(after_forward > before + 2 * 256 * 256 * 4);  // at least exp and tanh outputs are saved
+    loss.backward();
+    // Only w.grad (and the 0-d loss) remain: the saved activations are gone while loss still exists.
+    CHECK(memory_stats(kCPU).allocated_bytes.current <= before + 256 * 256 * 4 + 1024);
+  }
+  CHECK(memory_stats(kCPU).allocated_bytes.current == before + 256 * 256 * 4);
+}
+
+TEST_CASE("NoGradGuard records nothing; detach cuts history", "[autograd]") {
+  Tensor x = ones({2}).requires_grad_();
+  {
+    NoGradGuard guard;
+    Tensor y = x * 2.0;
+    CHECK_FALSE(y.requires_grad());
+    CHECK(y.grad_fn() == nullptr);
+  }
+  Tensor z = (x * 2.0).detach();
+  CHECK_FALSE(z.requires_grad());
+  CHECK(z.shares_storage(z));
+  expect_error_contains([&] { sum(z).backward(); }, {"does not require grad"});
+}
+
+TEST_CASE("backward needs a gradient for non-scalar outputs", "[autograd][errors]") {
+  Tensor x = ones({3}).requires_grad_();
+  Tensor y = x * 2.0;
+  expect_error_contains([&] { y.backward(); }, {"[3]", "one-element"});
+  y.backward(from_vector<float>({1, 2, 3}, {3}));
+  expect_values(x.grad(), {2, 4, 6}, 0, "vector-jacobian product");
+}
+
+TEST_CASE("a deep chain does not overflow the stack", "[autograd]") {
+  Tensor x = ones({1}).requires_grad_();
+  Tensor y = x;
+  for (int i = 0; i < 20000; ++i) y = y + 0.0;
+  sum(y).backward();
+  expect_values(x.grad(), {1}, 0, "20000-node chain");
+}

@@ -1,0 +1,98 @@
+#include <cmath>
+
+#include "kernels/ops.h"
+#include "tests/support/op_contract.h"
+
+using namespace ember;
+using test::expect_error_contains;
+using test::expect_gradcheck;
+using test::expect_values;
+
+TEST_CASE("unary ops match hand-computed values", "[elementwise]") {
+  Tensor x = from_vector<float>({-2.0f, -0.5f, 0.0f, 0.5f, 3.0f}, {5});
+  expect_values(relu(x), {0, 0, 0, 0.5, 3}, 0, "relu");
+  expect_values(neg(x), {2, 0.5, 0, -0.5, -3}, 0, "neg");
+  expect_values(exp(x), {std::exp(-2.0), std::exp(-0.5), 1, std::exp(0.5), std::exp(3.0)}, 1e-6, "exp");
+  expect_values(sigmoid(x), {1 / (1 + std::exp(2.0)), 1 / (1 + std::exp(0.5)), 0.5, 1 / (1 + std::exp(-0.5)),
+                             1 / (1 + std::exp(-3.0))},
+                1e-6, "sigmoid");
+  expect_values(tanh(x), {std::tanh(-2.0), std::tanh(-0.5), 0, std::tanh(0.5), std::tanh(3.0)}, 1e-6, "tanh");
+  Tensor p = from_vector<float>({0.25f, 1.0f, 4.0f}, {3});
+  expect_values(sqrt(p), {0.5, 1, 2}, 1e-7, "sqrt");
+  expect_values(log(p), {std::log(0.25), 0, std::log(4.0)}, 1e-6, "log");
+  expect_values(pow(p, 3.0), {0.015625, 1, 64}, 1e-6, "pow");
+}
+
+TEST_CASE("unary gradients pass gradcheck", "[elementwise][gradcheck]") {
+  Tensor x = rand({3, 4}, kFloat64, 0.2, 2.0);  // positive: log, sqrt, pow are smooth there
+  Tensor s = randn({3, 4}, kFloat64);
+  expect_gradcheck([](auto& in) { return exp(in[0]); }, {s}, "exp");
+  expect_gradcheck([](auto& in) { return log(in[0]); }, {x}, "log");
+  expect_gradcheck([](auto& in) { return sqrt(in[0]); }, {x}, "sqrt");
+  expect_gradcheck([](auto& in) { return pow(in[0], 2.5); }, {x}, "pow");
+  expect_gradcheck([](auto& in) { return sigmoid(in[0]); }, {s}, "sigmoid");
+  expect_gradcheck([](auto& in) { return tanh(in[0]); }, {s}, "tanh");
+  expect_gradcheck([](auto& in) { return neg(in[0]); }, {s}, "neg");
+  Tensor away_from_kink = from_vector<double>({-1.5, -0.3, 0.2, 0.9, 2.0, -0.7}, {2, 3});
+  expect_gradcheck([](auto& in) { return relu(in[0]); }, {away_from_kink}, "relu");
+  expect_gradcheck([](auto& in) { return abs(in[0]); }, {away_from_kink}, "abs");
+}
+
+TEST_CASE("binary ops broadcast like NumPy", "[elementwise]") {
+  Tensor a = from_vector<float>({1, 2, 3, 4, 5, 6}, {2, 3});
+  Tensor row = from_vector<float>({10, 20, 30}, {3});
+  Tensor col = from_vector<float>({100, 200}, {2, 1});
+  expect_values(a + row, {11, 22, 33, 14, 25, 36}, 0, "add row");
+  expect_values(a * col, {100, 200, 300, 800, 1000, 1200}, 0, "mul col");
+  expect_values(col - row, {90, 80, 70, 190, 180, 170}, 0, "sub outer");
+  expect_values(a / 2.0, {0.5, 1, 1.5, 2, 2.5, 3}, 0, "div scalar");
+  expect_values(1.0 - a, {0, -1, -2, -3, -4, -5}, 0, "rsub scalar");
+  expect_values(12.0 / a, {12, 6, 4, 3, 2.4, 2}, 1e-7, "rdiv scalar");
+  CHECK((a + row).shape() == Shape{2, 3});
+  CHECK((col - row).shape() == Shape{2, 3});
+}
+
+TEST_CASE("binary gradients pass gradcheck, broadcasting included", "[elementwise][gradcheck]") {
+  Tensor a = randn({2, 3}, kFloat64);
+  Tensor b = rand({2, 3}, kFloat64, 0.5, 2.0);
+  Tensor row = rand({3}, kFloat64, 0.5, 2.0);
+  Tensor col = rand({2, 1}, kFloat64, 0.5, 2.0);
+  expect_gradcheck([](auto& in) { return add(in[0], in[1]); }, {a, row}, "add broadcast");
+  expect_gradcheck([](auto& in) { return sub(in[0], in[1]); }, {col, a}, "sub broadcast");
+  expect_gradcheck([](auto& in) { return mul(in[0], in[1]); }, {a, col}, "mul broadcast");
+  expect_gradcheck([](auto& in) { return div(in[0], in[1]); }, {a, b}, "div");
+  expect_gradcheck([](auto& in) { return div(in[0], in[1]); }, {a, row}, "div broadcast");
+  expect_gradcheck([](auto& in) { return rdiv(in[0], 3.0); }, {b}, "rdiv scalar");
+  expect_gradcheck([](auto& in) { return rsub(mul(in[0], 2.0), 1.0); }, {a}, "scalar chain");
+}
+
+TEST_CASE("one-element and empty tensors", "[elementwise]") {
+  Tensor one = full({1}, 2.0);
+  Tensor scalar = scalar_tensor(3.0);
+  expect_values(one * scalar, {6}, 0, "mul 1-element");
+  CHECK((one * scalar).shape() == Shape{1});
+  Tensor empty_t = zeros({0, 3});
+  Tensor r = relu(empty_t + from_vector<float>({1, 2, 3}, {3}));
+  CHECK(r.shape() == Shape{0, 3});
+  CHECK(r.numel() == 0);
+}
+
+TEST_CASE("shape, dtype and device mismatches name the op and both sides", "[elementwise][errors]") {
+  Tensor a = zeros({2, 3});
+  Tensor b = zeros({4});
+  expect_error_contains([&] { add(a, b); }, {"add", "[2, 3]", "[4]"});
+  expect_error_contains([&] { mul(a, zeros({2, 3}, kFloat64)); }, {"mul", "dtype", "f32", "f64"});
+  expect_error_contains([&] { relu(zeros({2}, kInt64)); }, {"relu", "floating", "i64"});
+  if (!cuda::is_available()) expect_error_contains([&] { a.to(kCUDA); }, {"cuda:0"});
+}
+
+TEST_CASE("f16 is a storage type with fp32 math", "[elementwise][f16]") {
+  Tensor x = from_vector<float>({-1.0f, 0.5f, 2.0f}, {3}).to(kFloat16);
+  CHECK(x.dtype() == DType::f16);
+  Tensor y = exp(x) * x;
+  CHECK(y.dtype() == DType::f16);
+  expect_values(y, {-std::exp(-1.0), 0.5 * std::exp(0.5), 2 * std::exp(2.0)}, 1e-3, "f16 exp*x");
+  Tensor w = from_vector<float>({1.0f, 2.0f, 3.0f}, {3}).to(kFloat16).requires_grad_();
+  sum(mul(w, w)).backward();
+  expect_values(w.grad(), {2, 4, 6}, 1e-3, "f16 grad");
+}

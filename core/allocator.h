@@ -82,6 +82,9 @@ class Allocator {
   virtual Buffer allocate(const AllocationRequest& request) = 0;
   // Returns cached-but-unused memory to the backend (no-op without a cache).
   virtual void empty_cache() {}
+  // Marks `buffer` as used on `stream` too: when it is freed, its memory is
+  // reused only after the work queued on that stream so far is done.
+  virtual void record_stream(const Buffer& /*buffer*/, StreamHandle /*stream*/) {}
   virtual std::string name() const = 0;
 
  protected:

@@ -33,6 +33,25 @@ class CudaBackend final : public RawBackend {
     if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) return 0;
     return total_bytes;
   }
+  Event record_event(StreamHandle stream) override {
+    cudaEvent_t event = nullptr;
+    cudaSetDevice(index_);
+    if (cudaEventCreateWithFlags(&event, cudaEventDisableTiming) != cudaSuccess) return nullptr;
+    cudaEventRecord(event, static_cast<cudaStream_t>(stream));
+    return event;
+  }
+  bool event_done(Event event) override {
+    if (event == nullptr) return true;
+    const cudaError_t status = cudaEventQuery(static_cast<cudaEvent_t>(event));
+    if (status == cudaErrorNotReady) {
+      cudaGetLastError();
+      return false;
+    }
+    return true;
+  }
+  void destroy_event(Event event) noexcept override {
+    if (event != nullptr) cudaEventDestroy(static_cast<cudaEvent_t>(event));
+  }
   Device device() const override { return Device(DeviceType::cuda, index_); }
   std::string name() const override { return "cudaMalloc"; }
 

@@ -1,5 +1,6 @@
 #include "memory/direct_allocator.h"
 
+#include "memory/allocation_checks.h"
 #include "memory/out_of_memory.h"
 
 namespace ember {
@@ -7,7 +8,7 @@ namespace ember {
 DirectAllocator::DirectAllocator(std::unique_ptr<RawBackend> backend) : backend_(std::move(backend)) {}
 
 Buffer DirectAllocator::allocate(const AllocationRequest& request) {
-  if (request.bytes == 0) return Buffer(nullptr, 0, request, nullptr);  // empty tensors own nothing
+  check_allocation_request(request);
   void* p = backend_->malloc(request.bytes);
   std::lock_guard<std::mutex> lock(mutex_);
   if (p == nullptr) {

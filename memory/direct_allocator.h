@@ -16,6 +16,7 @@ class DirectAllocator final : public DeviceAllocator {
   explicit DirectAllocator(std::unique_ptr<RawBackend> backend);
   Buffer allocate(const AllocationRequest& request) override;
   std::string name() const override { return "direct(" + backend_->name() + ")"; }
+  RawBackend& backend() override { return *backend_; }
 
   MemoryStats stats() const override;
   void reset_peak_stats() override;

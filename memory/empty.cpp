@@ -21,7 +21,7 @@ Tensor empty(const Shape& shape, TensorOptions options) {
   request.category = current_category();
   request.op = tls_op;
   auto storage = std::make_shared<Storage>();
-  storage->buffer = allocator_for(options.device_).allocate(request);
+  if (request.bytes > 0) storage->buffer = allocator_for(options.device_).allocate(request);
   Tensor t(std::move(storage), 0, shape, options.dtype_, options.device_);
   if (options.requires_grad_) t.requires_grad_(true);
   return t;

@@ -27,6 +27,10 @@ class HostBackend final : public RawBackend {
     in_use_ -= bytes;
   }
   size_t capacity() const override { return capacity_; }
+  void set_capacity(size_t bytes) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    capacity_ = bytes;
+  }
   Device device() const override { return kCPU; }
   std::string name() const override { return "host"; }
 
@@ -37,6 +41,10 @@ class HostBackend final : public RawBackend {
 };
 
 }  // namespace
+
+void RawBackend::set_capacity(size_t /*bytes*/) {
+  EMBER_THROW(name() << " memory has a fixed capacity; only the host backend's limit can be changed");
+}
 
 std::unique_ptr<RawBackend> make_host_backend(size_t capacity_bytes) {
   return std::make_unique<HostBackend>(capacity_bytes);

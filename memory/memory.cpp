@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "core/cuda_runtime.h"
+#include "memory/caching_allocator.h"
 #include "memory/direct_allocator.h"
 
 namespace ember {
@@ -18,9 +19,19 @@ size_t cpu_capacity_from_env() {
   return limit ? parse_byte_size(limit, "EMBER_CPU_MEMORY_LIMIT") : 0;
 }
 
+// EMBER_ALLOCATOR=direct switches caching off (for comparison); caching is the default.
+bool caching_enabled() {
+  const char* mode = std::getenv("EMBER_ALLOCATOR");
+  if (mode == nullptr || std::string(mode) == "caching") return true;
+  EMBER_CHECK(std::string(mode) == "direct", "EMBER_ALLOCATOR='" << mode << "': expected caching or direct");
+  return false;
+}
+
 std::unique_ptr<DeviceAllocator> make_allocator(Device device) {
-  if (device.is_cpu()) return std::make_unique<DirectAllocator>(make_host_backend(cpu_capacity_from_env()));
-  return std::make_unique<DirectAllocator>(make_cuda_backend(device.index));
+  std::unique_ptr<RawBackend> backend =
+      device.is_cpu() ? make_host_backend(cpu_capacity_from_env()) : make_cuda_backend(device.index);
+  if (caching_enabled()) return std::make_unique<CachingAllocator>(std::move(backend));
+  return std::make_unique<DirectAllocator>(std::move(backend));
 }
 
 // Allocators live until the process ends: tensors in static storage may be
@@ -49,6 +60,8 @@ DeviceAllocator& allocator_for(Device device) {
 MemoryStats memory_stats(Device device) { return allocator_for(device).stats(); }
 void reset_peak_stats(Device device) { allocator_for(device).reset_peak_stats(); }
 void empty_cache(Device device) { allocator_for(device).empty_cache(); }
+
+void set_cpu_memory_limit(size_t bytes) { allocator_for(kCPU).backend().set_capacity(bytes); }
 
 std::string memory_summary(Device device) {
   DeviceAllocator& a = allocator_for(device);

@@ -20,5 +20,9 @@ MemoryStats memory_stats(Device device = kCPU);
 void reset_peak_stats(Device device = kCPU);
 void empty_cache(Device device = kCPU);
 std::string memory_summary(Device device = kCPU);
+// Caps the host memory ember may use (what EMBER_CPU_MEMORY_LIMIT and
+// --memory-limit set), so a CPU-only student meets a realistic out-of-memory.
+// 0 removes the cap.
+void set_cpu_memory_limit(size_t bytes);
 
 }  // namespace ember

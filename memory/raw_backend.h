@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "core/allocator.h"
 #include "core/device.h"
 
 namespace ember {
@@ -17,6 +18,14 @@ class RawBackend {
   virtual void free(void* ptr, size_t bytes) noexcept = 0;
   // 0 means "no limit we know of".
   virtual size_t capacity() const = 0;
+  // Changes the limit (host backend); others throw.
+  virtual void set_capacity(size_t bytes);
+  // Stream events, for the caching allocator's cross-stream rule. Synchronous
+  // backends (the host) have no streams: an event is always complete.
+  using Event = void*;
+  virtual Event record_event(StreamHandle /*stream*/) { return nullptr; }
+  virtual bool event_done(Event /*event*/) { return true; }
+  virtual void destroy_event(Event /*event*/) noexcept {}
   virtual Device device() const = 0;
   virtual std::string name() const = 0;
 };

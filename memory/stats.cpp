@@ -7,9 +7,11 @@ namespace ember {
 
 void MemoryStats::reset_peaks() {
   for (Stat* s : {&allocated_bytes, &reserved_bytes, &active_bytes, &inactive_split_bytes, &requested_bytes,
-                  &allocation_count, &segment_count})
+                  &allocation_count, &active_count, &inactive_split_count, &segment_count})
     s->reset_peak();
   for (Stat& s : by_category) s.reset_peak();
+  for (Stat& s : allocated_by_pool) s.reset_peak();
+  for (Stat& s : reserved_by_pool) s.reset_peak();
 }
 
 std::string format_bytes(int64_t bytes) {
@@ -45,7 +47,13 @@ std::string format_memory_stats(const MemoryStats& stats, const std::string& tit
   row("active", stats.active_bytes, true);
   row("inactive split", stats.inactive_split_bytes, true);
   row("requested", stats.requested_bytes, true);
+  row("  small pool allocated", stats.allocated_by_pool[0], true);
+  row("  large pool allocated", stats.allocated_by_pool[1], true);
+  row("  small pool reserved", stats.reserved_by_pool[0], true);
+  row("  large pool reserved", stats.reserved_by_pool[1], true);
   row("allocations", stats.allocation_count, false);
+  row("active blocks", stats.active_count, false);
+  row("inactive split blocks", stats.inactive_split_count, false);
   row("segments", stats.segment_count, false);
   for (int c = 0; c < kNumMemoryCategories; ++c) {
     const std::string name = std::string("  ") + category_name(static_cast<MemoryCategory>(c));

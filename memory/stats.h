@@ -35,8 +35,12 @@ struct MemoryStats {
   Stat inactive_split_bytes;  // SUM: free pieces of split segments
   Stat requested_bytes;       // SUM: bytes asked for (before rounding)
   Stat allocation_count;      // COUNT: live blocks handed out
+  Stat active_count;          // COUNT: blocks allocated or still in use on another stream
+  Stat inactive_split_count;  // COUNT: free pieces of split segments
   Stat segment_count;         // COUNT: live backend segments
   std::array<Stat, kNumMemoryCategories> by_category{};  // SUM: allocated bytes per category
+  std::array<Stat, 2> allocated_by_pool{};  // SUM: [0] small pool (<= 1 MiB requests), [1] large pool
+  std::array<Stat, 2> reserved_by_pool{};   // SUM: segments of each pool
 
   int64_t backend_allocations = 0;  // COUNT: calls into cudaMalloc / the host backend
   int64_t backend_frees = 0;        // COUNT

@@ -1,0 +1,308 @@
+// The caching allocator's policy, PyTorch's CUDA caching allocator in a tenth
+// of the size:
+//
+// - Every request is rounded up to kMinBlockBytes (512 B).
+// - Requests up to kSmallRequestBytes (1 MiB) are served from the small pool,
+//   whose segments are kSmallSegmentBytes (2 MiB); larger ones from the large
+//   pool: requests under kMinLargeAllocBytes (10 MiB) share kLargeSegmentBytes
+//   (20 MiB) segments, bigger ones get a segment of their size rounded up to
+//   kRoundLargeBytes (2 MiB). Keeping small blocks apart stops them from
+//   fragmenting the big segments that activations need.
+// - malloc is a ladder: (1) the best-fitting free block of the pool on the
+//   request's stream (smallest that fits, then lowest address); (2) a fresh
+//   segment from the backend; (3) free every cached segment, retry once;
+//   (4) OutOfMemoryError, its message built from the statistics.
+// - A block larger than needed is split: the remainder goes back to the pool
+//   if it is at least 512 B (small pool) or more than 1 MiB (large pool; smaller
+//   tails stay with the block rather than breed slivers).
+// - free returns the block to its pool and merges it with free neighbours in
+//   its segment. A block is reused only on the stream it was allocated on; if
+//   record_stream() said another stream used it, it waits until an event
+//   recorded on that stream at free time has completed.
+// - empty_cache() returns every entirely free segment to the backend.
+#include "memory/caching_allocator.h"
+
+#include <algorithm>
+
+#include "memory/allocation_checks.h"
+#include "memory/out_of_memory.h"
+
+namespace ember {
+
+struct CachingAllocator::Block {
+  enum class State { free, allocated, awaiting_events };
+  char* ptr = nullptr;
+  size_t size = 0;       // bytes of this block (rounded)
+  size_t requested = 0;  // bytes the caller asked for
+  StreamHandle stream = nullptr;
+  bool small = false;
+  State state = State::free;
+  MemoryCategory category = MemoryCategory::temporary;
+  Block* prev = nullptr;  // neighbours in the same segment, by address
+  Block* next = nullptr;
+  std::vector<StreamHandle> stream_uses;
+  std::vector<RawBackend::Event> events;
+
+  bool whole_segment() const { return prev == nullptr && next == nullptr; }
+};
+
+namespace {
+
+size_t round_size(size_t bytes) { return (bytes + kMinBlockBytes - 1) / kMinBlockBytes * kMinBlockBytes; }
+
+size_t segment_size(size_t size) {
+  if (size <= kSmallRequestBytes) return kSmallSegmentBytes;
+  if (size < kMinLargeAllocBytes) return kLargeSegmentBytes;
+  return (size + kRoundLargeBytes - 1) / kRoundLargeBytes * kRoundLargeBytes;
+}
+
+bool should_split(const CachingAllocator::Block& block, size_t size) {
+  const size_t remaining = block.size - size;
+  return block.small ? remaining >= kMinBlockBytes : remaining > kSmallRequestBytes;
+}
+
+}  // namespace
+
+bool CachingAllocator::BlockOrder::operator()(const Block* a, const Block* b) const {
+  if (a->stream != b->stream) return a->stream < b->stream;
+  if (a->size != b->size) return a->size < b->size;
+  return a->ptr < b->ptr;
+}
+
+CachingAllocator::CachingAllocator(std::unique_ptr<RawBackend> backend) : backend_(std::move(backend)) {}
+
+CachingAllocator::~CachingAllocator() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  release_free_segments();
+}
+
+CachingAllocator::SplitFree CachingAllocator::split_free(const Block* block) const {
+  while (block->prev != nullptr) block = block->prev;
+  SplitFree result;
+  if (block->next == nullptr) return result;  // an unsplit segment has no inactive split pieces
+  for (; block != nullptr; block = block->next) {
+    if (block->state != Block::State::free) continue;
+    result.bytes += static_cast<int64_t>(block->size);
+    ++result.count;
+  }
+  return result;
+}
+
+void CachingAllocator::update_split_stats(const SplitFree& before, const SplitFree& after) {
+  auto apply = [](Stat& stat, int64_t delta) {
+    if (delta > 0) stat.increase(delta);
+    if (delta < 0) stat.decrease(-delta);
+  };
+  apply(stats_.inactive_split_bytes, after.bytes - before.bytes);
+  apply(stats_.inactive_split_count, after.count - before.count);
+}
+
+size_t CachingAllocator::largest_free_locked() const {
+  size_t largest = 0;
+  for (const FreeSet* pool : {&small_free_, &large_free_})
+    for (const Block* b : *pool) largest = std::max(largest, b->size);
+  return largest;
+}
+
+CachingAllocator::Block* CachingAllocator::find_free_block(FreeSet& pool, size_t size, StreamHandle stream) {
+  Block key;
+  key.stream = stream;
+  key.size = size;
+  auto it = pool.lower_bound(&key);
+  if (it == pool.end() || (*it)->stream != stream) return nullptr;
+  Block* block = *it;
+  pool.erase(it);
+  return block;
+}
+
+CachingAllocator::Block* CachingAllocator::reserve_segment(size_t segment_bytes, bool small, StreamHandle stream) {
+  void* p = backend_->malloc(segment_bytes);
+  if (p == nullptr) return nullptr;
+  auto* block = new Block();
+  block->ptr = static_cast<char*>(p);
+  block->size = segment_bytes;
+  block->stream = stream;
+  block->small = small;
+  ++stats_.backend_allocations;
+  stats_.reserved_bytes.increase(static_cast<int64_t>(segment_bytes));
+  stats_.reserved_by_pool[small ? 0 : 1].increase(static_cast<int64_t>(segment_bytes));
+  stats_.segment_count.increase(1);
+  return block;
+}
+
+CachingAllocator::Block* CachingAllocator::split(Block* block, size_t size) {
+  auto* rest = new Block();
+  rest->ptr = block->ptr + size;
+  rest->size = block->size - size;
+  rest->stream = block->stream;
+  rest->small = block->small;
+  rest->prev = block;
+  rest->next = block->next;
+  if (block->next != nullptr) block->next->prev = rest;
+  block->next = rest;
+  block->size = size;
+  pool_for(rest->small).insert(rest);
+  return rest;
+}
+
+Buffer CachingAllocator::allocate(const AllocationRequest& request) {
+  check_allocation_request(request);
+  const size_t size = round_size(request.bytes);
+  const bool small = size <= kSmallRequestBytes;
+
+  std::lock_guard<std::mutex> lock(mutex_);
+  process_events();
+  SplitFree split_before;
+  Block* block = find_free_block(pool_for(small), size, request.stream);
+  if (block != nullptr) {
+    ++stats_.cache_hits;
+    split_before = split_free(block);
+  } else {
+    const size_t segment = segment_size(size);
+    block = reserve_segment(segment, small, request.stream);
+    if (block == nullptr) {
+      ++stats_.retries;
+      release_free_segments();
+      block = reserve_segment(segment, small, request.stream);
+    }
+    if (block == nullptr) {
+      ++stats_.ooms;
+      throw OutOfMemoryError(out_of_memory_message(request, backend_->capacity(), stats_, largest_free_locked()),
+                             request.bytes);
+    }
+  }
+  if (should_split(*block, size)) split(block, size);
+  block->state = Block::State::allocated;
+  block->requested = request.bytes;
+  block->category = request.category;
+  update_split_stats(split_before, split_free(block));
+
+  const auto n = static_cast<int64_t>(block->size);
+  stats_.allocated_bytes.increase(n);
+  stats_.active_bytes.increase(n);
+  stats_.requested_bytes.increase(static_cast<int64_t>(request.bytes));
+  stats_.allocation_count.increase(1);
+  stats_.active_count.increase(1);
+  stats_.by_category[static_cast<size_t>(request.category)].increase(n);
+  stats_.allocated_by_pool[small ? 0 : 1].increase(n);
+  allocated_[block->ptr] = block;
+  return Buffer(block->ptr, request.bytes, request, this);
+}
+
+void CachingAllocator::release(void* data, size_t /*bytes*/, Device /*device*/, MemoryCategory /*category*/,
+                               StreamHandle /*stream*/) noexcept {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = allocated_.find(data);
+  if (it == allocated_.end()) return;
+  Block* block = it->second;
+  allocated_.erase(it);
+  const auto n = static_cast<int64_t>(block->size);
+  stats_.allocated_bytes.decrease(n);
+  stats_.requested_bytes.decrease(static_cast<int64_t>(block->requested));
+  stats_.allocation_count.decrease(1);
+  stats_.by_category[static_cast<size_t>(block->category)].decrease(n);
+  stats_.allocated_by_pool[block->small ? 0 : 1].decrease(n);
+  if (!block->stream_uses.empty()) {
+    for (StreamHandle s : block->stream_uses) block->events.push_back(backend_->record_event(s));
+    block->stream_uses.clear();
+    block->state = Block::State::awaiting_events;
+    awaiting_events_.push_back(block);
+    return;
+  }
+  free_block(block);
+}
+
+void CachingAllocator::free_block(Block* block) {
+  const SplitFree split_before = split_free(block);
+  FreeSet& pool = pool_for(block->small);
+  block->state = Block::State::free;
+  stats_.active_bytes.decrease(static_cast<int64_t>(block->size));
+  stats_.active_count.decrease(1);
+  if (Block* prev = block->prev; prev != nullptr && prev->state == Block::State::free) {
+    pool.erase(prev);
+    prev->size += block->size;
+    prev->next = block->next;
+    if (block->next != nullptr) block->next->prev = prev;
+    delete block;
+    block = prev;
+  }
+  if (Block* next = block->next; next != nullptr && next->state == Block::State::free) {
+    pool.erase(next);
+    block->size += next->size;
+    block->next = next->next;
+    if (next->next != nullptr) next->next->prev = block;
+    delete next;
+  }
+  pool.insert(block);
+  update_split_stats(split_before, split_free(block));
+}
+
+void CachingAllocator::process_events() {
+  auto done = [&](Block* block) {
+    for (RawBackend::Event e : block->events)
+      if (!backend_->event_done(e)) return false;
+    for (RawBackend::Event e : block->events) backend_->destroy_event(e);
+    block->events.clear();
+    free_block(block);
+    return true;
+  };
+  awaiting_events_.erase(std::remove_if(awaiting_events_.begin(), awaiting_events_.end(), done),
+                         awaiting_events_.end());
+}
+
+void CachingAllocator::release_free_segments() {
+  for (FreeSet* pool : {&small_free_, &large_free_}) {
+    for (auto it = pool->begin(); it != pool->end();) {
+      Block* block = *it;
+      if (!block->whole_segment()) {
+        ++it;
+        continue;
+      }
+      it = pool->erase(it);
+      backend_->free(block->ptr, block->size);
+      ++stats_.backend_frees;
+      stats_.reserved_bytes.decrease(static_cast<int64_t>(block->size));
+      stats_.reserved_by_pool[block->small ? 0 : 1].decrease(static_cast<int64_t>(block->size));
+      stats_.segment_count.decrease(1);
+      delete block;
+    }
+  }
+}
+
+void CachingAllocator::empty_cache() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  process_events();
+  release_free_segments();
+}
+
+void CachingAllocator::record_stream(const Buffer& buffer, StreamHandle stream) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = allocated_.find(buffer.data());
+  EMBER_CHECK(it != allocated_.end(), "record_stream: the buffer was not allocated by " << name());
+  Block* block = it->second;
+  if (stream != block->stream &&
+      std::find(block->stream_uses.begin(), block->stream_uses.end(), stream) == block->stream_uses.end())
+    block->stream_uses.push_back(stream);
+}
+
+MemoryStats CachingAllocator::stats() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stats_;
+}
+
+void CachingAllocator::reset_peak_stats() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  stats_.reset_peaks();
+}
+
+size_t CachingAllocator::largest_free_block() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return largest_free_locked();
+}
+
+size_t CachingAllocator::free_block_count() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return small_free_.size() + large_free_.size();
+}
+
+}  // namespace ember

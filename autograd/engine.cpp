@@ -9,6 +9,7 @@
 #include "autograd/node.h"
 #include "kernels/factories.h"
 #include "kernels/ops.h"
+#include "memory/allocation_observer.h"
 #include "memory/category_scope.h"
 
 namespace ember::autograd {
@@ -51,6 +52,7 @@ void run_backward(const Tensor& root, const Tensor& grad_output, bool retain_gra
                                                                         << root.shape());
   NoGradGuard no_grad;
   CategoryScope category(MemoryCategory::temporary);
+  PhaseScope phase(Phase::backward);
 
   if (root.is_leaf()) {
     accumulate_into_leaf(root, seed);

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "core/device.h"
+#include "core/shape.h"
 
 namespace ember {
 
@@ -37,6 +38,7 @@ struct AllocationRequest {
   MemoryCategory category = MemoryCategory::temporary;
   StreamHandle stream = nullptr;
   const char* op = "";  // the op that asked, for the recorder and error messages
+  const Shape* shape = nullptr;  // the tensor's shape when a tensor asked (valid during the call)
 };
 
 class Allocator;

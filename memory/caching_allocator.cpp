@@ -25,6 +25,7 @@
 #include <algorithm>
 
 #include "memory/allocation_checks.h"
+#include "memory/allocation_observer.h"
 #include "memory/out_of_memory.h"
 
 namespace ember {
@@ -186,10 +187,11 @@ Buffer CachingAllocator::allocate(const AllocationRequest& request) {
   stats_.by_category[static_cast<size_t>(request.category)].increase(n);
   stats_.allocated_by_pool[small ? 0 : 1].increase(n);
   allocated_[block->ptr] = block;
+  notify_allocation_observer(true, block->ptr, n, request.category, &request, request.device, stats_);
   return Buffer(block->ptr, request.bytes, request, this);
 }
 
-void CachingAllocator::release(void* data, size_t /*bytes*/, Device /*device*/, MemoryCategory /*category*/,
+void CachingAllocator::release(void* data, size_t /*bytes*/, Device device, MemoryCategory /*category*/,
                                StreamHandle /*stream*/) noexcept {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = allocated_.find(data);
@@ -202,6 +204,7 @@ void CachingAllocator::release(void* data, size_t /*bytes*/, Device /*device*/, 
   stats_.allocation_count.decrease(1);
   stats_.by_category[static_cast<size_t>(block->category)].decrease(n);
   stats_.allocated_by_pool[block->small ? 0 : 1].decrease(n);
+  notify_allocation_observer(false, block->ptr, n, block->category, nullptr, device, stats_);
   if (!block->stream_uses.empty()) {
     for (StreamHandle s : block->stream_uses) block->events.push_back(backend_->record_event(s));
     block->stream_uses.clear();

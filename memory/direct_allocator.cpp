@@ -1,6 +1,7 @@
 #include "memory/direct_allocator.h"
 
 #include "memory/allocation_checks.h"
+#include "memory/allocation_observer.h"
 #include "memory/out_of_memory.h"
 
 namespace ember {
@@ -24,10 +25,11 @@ Buffer DirectAllocator::allocate(const AllocationRequest& request) {
   stats_.allocation_count.increase(1);
   stats_.segment_count.increase(1);
   stats_.by_category[static_cast<size_t>(request.category)].increase(bytes);
+  notify_allocation_observer(true, p, bytes, request.category, &request, request.device, stats_);
   return Buffer(p, request.bytes, request, this);
 }
 
-void DirectAllocator::release(void* data, size_t bytes, Device /*device*/, MemoryCategory category,
+void DirectAllocator::release(void* data, size_t bytes, Device device, MemoryCategory category,
                               StreamHandle /*stream*/) noexcept {
   backend_->free(data, bytes);
   std::lock_guard<std::mutex> lock(mutex_);
@@ -40,6 +42,7 @@ void DirectAllocator::release(void* data, size_t bytes, Device /*device*/, Memor
   stats_.allocation_count.decrease(1);
   stats_.segment_count.decrease(1);
   stats_.by_category[static_cast<size_t>(category)].decrease(n);
+  notify_allocation_observer(false, data, n, category, nullptr, device, stats_);
 }
 
 MemoryStats DirectAllocator::stats() const {

@@ -20,6 +20,7 @@ Tensor empty(const Shape& shape, TensorOptions options) {
   request.device = options.device_;
   request.category = current_category();
   request.op = tls_op;
+  request.shape = &shape;
   auto storage = std::make_shared<Storage>();
   if (request.bytes > 0) storage->buffer = allocator_for(options.device_).allocate(request);
   Tensor t(std::move(storage), 0, shape, options.dtype_, options.device_);

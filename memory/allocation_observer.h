@@ -1,0 +1,56 @@
+#pragma once
+// A hook the allocators call on every allocation and free, so the recorder
+// (memory/recorder.h) can see where bytes go without the allocators knowing it.
+#include <cstdint>
+#include <vector>
+
+#include "core/allocator.h"
+
+namespace ember {
+
+enum class Phase : uint8_t { other, data, forward, backward, optimizer };
+inline constexpr int kNumPhases = 5;
+const char* phase_name(Phase phase);
+
+// The training phase of the calling thread, set by RAII scopes in the training
+// loop, Module::forward, the autograd engine and the optimizer.
+Phase current_phase();
+class PhaseScope {
+ public:
+  explicit PhaseScope(Phase phase);
+  ~PhaseScope();
+  PhaseScope(const PhaseScope&) = delete;
+  PhaseScope& operator=(const PhaseScope&) = delete;
+
+ private:
+  Phase previous_;
+};
+
+struct AllocationEvent {
+  bool allocate = true;  // false: a free
+  const void* ptr = nullptr;
+  int64_t bytes = 0;  // block bytes as the allocator counts them
+  MemoryCategory category = MemoryCategory::temporary;
+  Device device;
+  const char* op = "";                   // allocations only
+  const Shape* shape = nullptr;          // allocations only
+  int64_t allocated_after = 0;           // the allocator's allocated_bytes after the event
+  int64_t reserved_after = 0;            // and its reserved_bytes
+};
+
+class AllocationObserver {
+ public:
+  virtual ~AllocationObserver() = default;
+  // Called under the allocator's lock: keep it short, never allocate tensors.
+  virtual void on_event(const AllocationEvent& event) noexcept = 0;
+};
+
+void set_allocation_observer(AllocationObserver* observer);  // nullptr: none
+AllocationObserver* allocation_observer();
+
+// What the allocators call: forwards to the observer, if one is set.
+struct MemoryStats;
+void notify_allocation_observer(bool allocate, const void* ptr, int64_t bytes, MemoryCategory category,
+                                const AllocationRequest* request, Device device, const MemoryStats& stats) noexcept;
+
+}  // namespace ember

@@ -7,6 +7,7 @@
 //   Tensor h = ember::relu(ember::matmul(x, w1) + b1);
 //   Tensor loss = ember::cross_entropy(ember::matmul(h, w2), labels);
 #include "core/tensor.h"
+#include "kernels/conv_geometry.h"  // Size2
 
 namespace ember {
 
@@ -45,6 +46,8 @@ Tensor argmax(const Tensor& x, int64_t dim, bool keepdim = false);  // not diffe
 Tensor matmul(const Tensor& a, const Tensor& b);  // [M,K]x[K,N], [B,M,K]x[B,K,N], [B,M,K]x[K,N]
 Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1);
 Tensor reshape(const Tensor& x, const Shape& shape);
+// y = x W^T + b (functions/linear.cpp): x [..., in], weight [out, in], bias [out] or undefined.
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor());
 
 // softmax family (functions/softmax.cpp)
 Tensor softmax(const Tensor& x, int64_t dim);
@@ -55,5 +58,28 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& labels);
 // conversions (functions/convert.cpp): differentiable casts and device moves
 Tensor to_dtype(const Tensor& x, DType dtype);
 Tensor to_device(const Tensor& x, Device device);
+
+// CNN ops on NCHW tensors (functions/conv2d.cpp, pool2d.cpp, batch_norm.cpp, dropout.cpp).
+// Size2 is (h, w); one number means both: conv2d(x, w, b, /*stride=*/2, /*padding=*/1).
+// x [N, C, H, W], weight [OC, C, KH, KW], bias [OC] or undefined -> [N, OC, OH, OW]; groups = 1.
+Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor(), Size2 stride = 1,
+              Size2 padding = 0, Size2 dilation = 1);
+// Pooling windows; the stride defaults to the kernel. Padding is at most half the kernel.
+Tensor max_pool2d(const Tensor& x, Size2 kernel);
+Tensor max_pool2d(const Tensor& x, Size2 kernel, Size2 stride, Size2 padding = 0);
+// Average pooling counts the zero padding in the divisor (PyTorch's count_include_pad=true).
+Tensor avg_pool2d(const Tensor& x, Size2 kernel);
+Tensor avg_pool2d(const Tensor& x, Size2 kernel, Size2 stride, Size2 padding = 0);
+// Mean over H and W: [N, C, H, W] -> [N, C, 1, 1] (adaptive average pooling to 1x1).
+Tensor global_avg_pool2d(const Tensor& x);
+// Batch normalisation over dim 1 of x [N, C, ...]. training: batch statistics, and the running
+// ones [C] (when defined) are updated in place with momentum, except while a checkpointed segment
+// is recomputed; eval: the running statistics. Statistics are fp32 (fp64 for f64 x).
+// weight and bias [C] may be undefined (1 and 0).
+Tensor batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
+                  const Tensor& running_var, bool training, double momentum = 0.1, double eps = 1e-5);
+// Zeroes each element with probability p (Philox, global generator) and scales the rest by
+// 1 / (1 - p); identity when !training or p == 0. Backward redraws the same mask.
+Tensor dropout(const Tensor& x, double p = 0.5, bool training = true);
 
 }  // namespace ember

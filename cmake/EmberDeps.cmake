@@ -17,10 +17,18 @@ endforeach()
 
 # Eigen hands its large products to OpenBLAS's OpenMP build (one thread pool shared
 # with our OpenMP loops). Without it Eigen's own GEMM runs at about half the speed.
-find_library(EMBER_OPENBLAS NAMES openblas
-             PATHS /usr/lib/x86_64-linux-gnu/openblas-openmp NO_DEFAULT_PATH)
-if(NOT EMBER_OPENBLAS)
-  find_library(EMBER_OPENBLAS NAMES openblas)
+# EMBER_USE_BLAS=OFF keeps Eigen's own GEMM: gpu-check.sh uses it on GPU machines,
+# which lack OpenBLAS and where libopenblas.a would drag in libgfortran.
+option(EMBER_USE_BLAS "Let Eigen call OpenBLAS for large products" ON)
+if(EMBER_USE_BLAS)
+  find_library(EMBER_OPENBLAS NAMES openblas
+               PATHS /usr/lib/x86_64-linux-gnu/openblas-openmp NO_DEFAULT_PATH)
+  if(NOT EMBER_OPENBLAS)
+    find_library(EMBER_OPENBLAS NAMES openblas)
+  endif()
+else()
+  unset(EMBER_OPENBLAS CACHE)
+  set(EMBER_OPENBLAS "")
 endif()
 
 add_library(ember_eigen INTERFACE)

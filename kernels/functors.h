@@ -91,4 +91,43 @@ EMBER_HD T sgd_update(T p, T g, T* buf, T lr, T momentum, T dampening, T weight_
   return p - lr * g;
 }
 
+// Adam/AdamW constants for one step in the compute type T. The per-step scalars (bias
+// corrections, 1 - beta, 1 - lr*wd) are computed on the host in double, as PyTorch does in Python.
+template <class T>
+struct AdamCoefficients {
+  T l2;          // Adam: added to the gradient as l2 * p; 0 for AdamW
+  T decay;       // AdamW: p *= decay = 1 - lr * weight_decay; 1 for Adam
+  T beta1, one_minus_beta1, beta2, one_minus_beta2, eps;
+  T step_size;   // lr / (1 - beta1^step)
+  T bias_correction2_sqrt;  // sqrt(1 - beta2^step)
+};
+
+template <class T>
+inline AdamCoefficients<T> adam_coefficients(const AdamOptions& o, int64_t step) {
+  const double steps = static_cast<double>(step);
+  AdamCoefficients<T> c;
+  c.l2 = T(o.decoupled ? 0.0 : o.weight_decay);
+  c.decay = T(o.decoupled ? 1.0 - o.lr * o.weight_decay : 1.0);
+  c.beta1 = T(o.beta1);
+  c.one_minus_beta1 = T(1.0 - o.beta1);
+  c.beta2 = T(o.beta2);
+  c.one_minus_beta2 = T(1.0 - o.beta2);
+  c.eps = T(o.eps);
+  c.step_size = T(o.lr / (1.0 - std::pow(o.beta1, steps)));
+  c.bias_correction2_sqrt = T(std::sqrt(1.0 - std::pow(o.beta2, steps)));
+  return c;
+}
+
+// PyTorch's Adam/AdamW for one element; returns the new parameter and updates the moments *m and *v.
+template <class T>
+EMBER_HD T adam_update(T p, T g, T* m, T* v, const AdamCoefficients<T>& c) {
+  if (c.decay != T(1)) p *= c.decay;
+  if (c.l2 != T(0)) g += c.l2 * p;
+  const T m_new = c.beta1 * *m + c.one_minus_beta1 * g;
+  const T v_new = c.beta2 * *v + c.one_minus_beta2 * g * g;
+  *m = m_new;
+  *v = v_new;
+  return p - c.step_size * m_new / (math::sqrt(v_new) / c.bias_correction2_sqrt + c.eps);
+}
+
 }  // namespace ember::kernels

@@ -8,6 +8,7 @@
 
 #include "core/generator.h"
 #include "core/tensor.h"
+#include "kernels/conv_geometry.h"  // Conv2dArgs, Pool2dArgs
 
 namespace ember::kernels {
 
@@ -25,6 +26,21 @@ struct SgdOptions {
   double weight_decay = 0.0;
   bool nesterov = false;
 };
+
+// Adam (decoupled = false: L2 decay added to the gradient) or AdamW (decoupled = true:
+// p *= 1 - lr * weight_decay before the moment update), PyTorch's formulas.
+struct AdamOptions {
+  double lr = 1e-3;
+  double beta1 = 0.9;
+  double beta2 = 0.999;
+  double eps = 1e-8;
+  double weight_decay = 0.0;
+  bool decoupled = false;
+};
+
+// The loss of cross_entropy is fp32 (fp64 for f64 logits, so gradcheck can run in fp64):
+// with fp16 logits the loss and its gradient seed stay in fp32, as mixed precision needs.
+inline DType cross_entropy_loss_dtype(DType logits) { return logits == DType::f64 ? DType::f64 : DType::f32; }
 
 #include "kernels/backend_api.inc"
 

@@ -10,7 +10,7 @@ namespace {
 
 class MatmulBackward final : public autograd::Node {
  public:
-  MatmulBackward(bool need_a, bool need_b) : need_a_(need_a), need_b_(need_b) {}
+  MatmulBackward(bool need_a, bool need_b, bool shared_b) : need_a_(need_a), need_b_(need_b), shared_b_(shared_b) {}
   const char* name() const override { return "matmul"; }
   std::vector<Tensor> apply(const Tensor& dc) override {
     const Tensor& a = saved(0);
@@ -18,7 +18,7 @@ class MatmulBackward final : public autograd::Node {
     Tensor da, db;
     if (need_a_) da = kernels::matmul(dc, b, false, true);
     if (need_b_) {
-      if (a.dim() == 3 && b.dim() == 2) {
+      if (shared_b_) {  // b itself is not saved when it needs a gradient but a does not
         const Tensor a2 = a.reshape(Shape{a.size(0) * a.size(1), a.size(2)});
         const Tensor dc2 = dc.detach().reshape(Shape{dc.size(0) * dc.size(1), dc.size(2)});
         db = kernels::matmul(a2, dc2, true, false);
@@ -31,6 +31,7 @@ class MatmulBackward final : public autograd::Node {
 
  private:
   bool need_a_, need_b_;
+  bool shared_b_;  // a [B, M, K] times a 2-D b shared by every batch
 };
 
 }  // namespace
@@ -38,7 +39,7 @@ class MatmulBackward final : public autograd::Node {
 Tensor matmul(const Tensor& a, const Tensor& b) {
   Tensor c = kernels::matmul(a, b, false, false);
   if (autograd::any_requires_grad({a, b})) {
-    auto node = std::make_shared<MatmulBackward>(a.requires_grad(), b.requires_grad());
+    auto node = std::make_shared<MatmulBackward>(a.requires_grad(), b.requires_grad(), a.dim() == 3 && b.dim() == 2);
     node->save(b.requires_grad() ? a : Tensor());  // dB needs A
     node->save(a.requires_grad() ? b : Tensor());  // dA needs B
     autograd::record(c, node, {a, b});

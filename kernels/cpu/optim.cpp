@@ -23,4 +23,26 @@ void sgd_step_(const Tensor& param, const Tensor& grad, const Tensor& momentum_b
   });
 }
 
+void adam_step_(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,
+                const AdamOptions& options, int64_t step) {
+  dispatch_floating("adam_step", param.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    using C = compute_t<T>;
+    const AdamCoefficients<C> c = adam_coefficients<C>(options, step);
+    T* p = param.data<T>();
+    const T* g = grad.data<T>();
+    T* m = exp_avg.data<T>();
+    T* v = exp_avg_sq.data<T>();
+    parallel_for(param.numel(), kParallelGrain, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        C mi = C(m[i]);
+        C vi = C(v[i]);
+        p[i] = T(adam_update<C>(C(p[i]), C(g[i]), &mi, &vi, c));
+        m[i] = T(mi);
+        v[i] = T(vi);
+      }
+    });
+  });
+}
+
 }  // namespace ember::kernels::cpu

@@ -1,0 +1,74 @@
+// batch_norm and its gradients (fused formula, kernels/batch_norm_math.h).
+// Training normalises with the batch statistics and updates the running ones
+// in place, except while checkpointing recomputes the segment (the first
+// forward already counted this batch). Eval normalises with the running
+// statistics, which are then constants for backward. The node saves x and the
+// per-channel mean and invstd (a few floats per channel), never xhat.
+#include "autograd/node.h"
+#include "autograd/ops.h"
+#include "autograd/recompute_state.h"
+#include "core/error.h"
+#include "kernels/ops.h"
+
+namespace ember {
+
+namespace {
+
+class BatchNormBackward final : public autograd::Node {
+ public:
+  BatchNormBackward(bool batch_stats, bool need_x, bool need_weight, bool need_bias)
+      : batch_stats_(batch_stats), need_x_(need_x), need_weight_(need_weight), need_bias_(need_bias) {}
+  const char* name() const override { return "batch_norm"; }
+  std::vector<Tensor> apply(const Tensor& dy) override {
+    Tensor dx, dweight, dbias;
+    kernels::batch_norm_backward(saved(0), dy, saved(1), saved(2), saved(3), batch_stats_, need_x_ ? &dx : nullptr,
+                                 need_weight_ ? &dweight : nullptr, need_bias_ ? &dbias : nullptr);
+    return {dx, dweight, dbias};
+  }
+
+ private:
+  bool batch_stats_, need_x_, need_weight_, need_bias_;
+};
+
+// invstd = 1 / sqrt(running_var + eps), in the statistics dtype.
+Tensor running_invstd(const Tensor& running_var, DType stats, double eps) {
+  using kernels::BinaryOp;
+  const Tensor var = kernels::cast(running_var, stats);
+  const Tensor std = kernels::unary(kernels::UnaryOp::sqrt, kernels::binary_scalar(BinaryOp::add, var, eps, false), 0);
+  return kernels::binary_scalar(BinaryOp::div, std, 1.0, /*scalar_first=*/true);
+}
+
+}  // namespace
+
+Tensor batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
+                  const Tensor& running_var, bool training, double momentum, double eps) {
+  EMBER_CHECK(x.defined(), "batch_norm: argument 'x' is an undefined tensor");
+  Tensor mean, invstd;
+  if (training) {
+    const bool update = !autograd::is_recomputing();
+    kernels::batch_norm_stats(x, update ? running_mean : Tensor(), update ? running_var : Tensor(), momentum, eps,
+                              &mean, &invstd);
+  } else {
+    EMBER_CHECK(running_mean.defined() && running_var.defined(),
+                "batch_norm: eval mode normalises with running_mean and running_var, which are undefined (input "
+                    << x.shape() << ")");
+    EMBER_CHECK(eps > 0.0, "batch_norm: eps must be positive, got " << eps);
+    const DType stats = x.dtype() == DType::f64 ? DType::f64 : DType::f32;
+    mean = kernels::cast(running_mean, stats);
+    invstd = running_invstd(running_var, stats, eps);
+  }
+  Tensor y = kernels::batch_norm_apply(x, mean, invstd, weight, bias);
+  if (autograd::any_requires_grad({x, weight, bias})) {
+    auto node = std::make_shared<BatchNormBackward>(training, x.requires_grad(),
+                                                    weight.defined() && weight.requires_grad(),
+                                                    bias.defined() && bias.requires_grad());
+    node->save(x);
+    node->save(mean);
+    node->save(invstd);
+    node->save(weight);
+    autograd::record(y, node, {x, weight, bias});
+  }
+  return y;
+}
+
+}  // namespace ember

@@ -1,0 +1,195 @@
+// Square fp32 matmul throughput, C[n, n] = A[n, n] B[n, n], through kernels::matmul:
+//   - CPU (Eigen -> OpenBLAS) at each requested OpenMP thread count, n = 256..2048
+//     (4096 on request: it takes seconds per product on 2 cores);
+//   - GPU, when one is present: ours (GemmProvider::custom) and cuBLAS interleaved
+//     in the same iterations, n = 256..4096.
+// Counters: GFLOPS (2 n^3 flops per product, per second), peak_frac (of the fp32 peak),
+// and on the GPU cublas_GFLOPS, cublas_peak_frac and ours/cublas (throughput ratio:
+// above 1 means ours is faster).
+// Every benchmark runs 3 repetitions and reports their median (and mean, stddev).
+//
+//   bench_matmul                                   # CPU with all threads, GPU if present
+//   bench_matmul --threads=1,2 --benchmark_filter=cpu --benchmark_enable_random_interleaving=true
+//   bench_matmul --cpu-max-size=4096               # or EMBER_BENCH_CPU_MAX_SIZE=4096
+//   EMBER_CPU_PEAK_GFLOPS=231 EMBER_GPU_PEAK_GFLOPS=67000 bench_matmul
+#include <benchmark/benchmark.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/cuda_runtime.h"
+#include "kernels/factories.h"
+#include "kernels/ops.h"
+#include "kernels/providers.h"
+
+namespace {
+
+using ember::Tensor;
+using ember::kernels::GemmProvider;
+
+// fp32 peak of the 2-core Zen 4 development machine: 2 cores x 32 flops/cycle (two
+// 256-bit FMA pipes) x ~3.6 GHz.
+constexpr double kDefaultCpuPeakGflops = 231.0;
+// H100 SXM fp32 without tensor cores (~67 TFLOP/s).
+constexpr double kDefaultGpuPeakGflops = 67000.0;
+constexpr int64_t kDefaultCpuMaxSize = 2048;
+// A timed GPU region runs products until it holds about this many flops, so that the
+// launch and synchronisation overhead (~10 us) does not swamp small sizes.
+constexpr double kGpuFlopsPerRegion = 2e9;
+constexpr int kRepetitions = 3;
+const std::vector<int64_t> kSizes = {256, 512, 1024, 2048, 4096};
+
+double env_number(const char* name, double fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? std::atof(v) : fallback;
+}
+
+double flops_of(int64_t n) { return 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n); }
+
+struct Options {
+  std::vector<int> threads;  // OpenMP thread counts for the CPU runs
+  int64_t cpu_max_size = kDefaultCpuMaxSize;
+  double cpu_peak_gflops = kDefaultCpuPeakGflops;
+  double gpu_peak_gflops = kDefaultGpuPeakGflops;
+};
+
+// Takes our flags out of argv (Google Benchmark rejects flags it does not know).
+Options parse_options(int* argc, char** argv) {
+  Options o;
+  o.cpu_max_size = static_cast<int64_t>(env_number("EMBER_BENCH_CPU_MAX_SIZE", kDefaultCpuMaxSize));
+  o.cpu_peak_gflops = env_number("EMBER_CPU_PEAK_GFLOPS", kDefaultCpuPeakGflops);
+  o.gpu_peak_gflops = env_number("EMBER_GPU_PEAK_GFLOPS", kDefaultGpuPeakGflops);
+  int kept = 1;
+  for (int i = 1; i < *argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.rfind("--threads=", 0) == 0) {
+      std::stringstream list(arg.substr(std::strlen("--threads=")));
+      for (std::string item; std::getline(list, item, ',');) o.threads.push_back(std::max(1, std::atoi(item.c_str())));
+    } else if (arg.rfind("--cpu-max-size=", 0) == 0) {
+      o.cpu_max_size = std::atoll(arg.c_str() + std::strlen("--cpu-max-size="));
+    } else {
+      argv[kept++] = argv[i];
+    }
+  }
+  *argc = kept;
+  if (o.threads.empty()) o.threads.push_back(omp_get_max_threads());
+  return o;
+}
+
+// Plain counters from our own timing (not Google Benchmark rates, which print a "/s" suffix).
+void set_flop_counters(benchmark::State& state, double flops, double seconds, double peak_gflops) {
+  const double gflops = flops * 1e-9 * static_cast<double>(state.iterations()) / seconds;
+  state.counters["GFLOPS"] = gflops;
+  state.counters["peak_frac"] = gflops / peak_gflops;
+}
+
+void bench_cpu(benchmark::State& state, int threads, double peak_gflops) {
+  const int previous_threads = omp_get_max_threads();
+  omp_set_num_threads(threads);  // OpenBLAS's OpenMP build reads this on every call
+  const int64_t n = state.range(0);
+  const Tensor a = ember::randn({n, n});
+  const Tensor b = ember::randn({n, n});
+  benchmark::DoNotOptimize(ember::kernels::matmul(a, b, false, false).data_ptr());  // warm-up: BLAS buffers, pages
+  double total_s = 0.0;
+  for (auto _ : state) {
+    const auto start = std::chrono::steady_clock::now();
+    Tensor c = ember::kernels::matmul(a, b, false, false);
+    benchmark::DoNotOptimize(c.data_ptr());
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    total_s += seconds;
+    state.SetIterationTime(seconds);
+  }
+  omp_set_num_threads(previous_threads);
+  set_flop_counters(state, flops_of(n), total_s, peak_gflops);
+  state.SetLabel("omp_threads=" + std::to_string(threads) + " peak=" + std::to_string(static_cast<int>(peak_gflops)) +
+                 "GFLOPS");
+}
+
+// Seconds for `reps` products with one provider, between two synchronisations.
+double time_gpu_products(const Tensor& a, const Tensor& b, GemmProvider provider, int reps) {
+  ember::kernels::set_gemm_provider(provider);
+  ember::cuda::synchronize();
+  const auto start = std::chrono::steady_clock::now();
+  for (int r = 0; r < reps; ++r) {
+    Tensor c = ember::kernels::matmul(a, b, false, false);
+    benchmark::DoNotOptimize(c.data_ptr());
+  }
+  ember::cuda::synchronize();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+void bench_gpu(benchmark::State& state, double peak_gflops) {
+  if (!ember::cuda::is_available()) {
+    state.SkipWithError("no GPU on this machine");
+    return;
+  }
+  const int64_t n = state.range(0);
+  const double flops = flops_of(n);
+  const int reps = static_cast<int>(std::clamp(kGpuFlopsPerRegion / flops, 1.0, 256.0));
+  const Tensor a = ember::randn({n, n}).to(ember::kCUDA);
+  const Tensor b = ember::randn({n, n}).to(ember::kCUDA);
+  const GemmProvider previous = ember::kernels::gemm_provider();
+  try {  // Warm-up: module loading, the cuBLAS handle and its heuristics, the caching allocator.
+    time_gpu_products(a, b, GemmProvider::custom, 1);
+    time_gpu_products(a, b, GemmProvider::cublas, 1);
+  } catch (const ember::Error& e) {  // e.g. a provider that is not written yet
+    ember::kernels::set_gemm_provider(previous);
+    state.SkipWithError(e.what());
+    return;
+  }
+  double ours_s = 0.0, cublas_s = 0.0;
+  for (auto _ : state) {
+    // Interleaved, so clock and thermal drift hit both providers alike.
+    const double ours = time_gpu_products(a, b, GemmProvider::custom, reps) / reps;
+    const double theirs = time_gpu_products(a, b, GemmProvider::cublas, reps) / reps;
+    ours_s += ours;
+    cublas_s += theirs;
+    state.SetIterationTime(ours);
+  }
+  ember::kernels::set_gemm_provider(previous);
+  set_flop_counters(state, flops, ours_s, peak_gflops);
+  const double cublas_gflops = flops * 1e-9 * static_cast<double>(state.iterations()) / cublas_s;
+  state.counters["cublas_GFLOPS"] = cublas_gflops;
+  state.counters["cublas_peak_frac"] = cublas_gflops / peak_gflops;
+  state.counters["ours/cublas"] = cublas_s / ours_s;
+  state.SetLabel(ember::cuda::device_name(0) + " peak=" + std::to_string(static_cast<int>(peak_gflops)) + "GFLOPS");
+}
+
+void register_benchmarks(const Options& o) {
+  for (int threads : o.threads) {
+    const std::string name = "matmul_cpu_f32/omp_threads:" + std::to_string(threads);
+    auto* bm = benchmark::RegisterBenchmark(name.c_str(), [threads, peak = o.cpu_peak_gflops](benchmark::State& s) {
+      bench_cpu(s, threads, peak);
+    });
+    for (int64_t n : kSizes)
+      if (n <= o.cpu_max_size) bm->Arg(n);
+    // Process CPU time sums every OpenMP thread (the default counts the main thread only).
+    bm->UseManualTime()->MeasureProcessCPUTime()->Unit(benchmark::kMillisecond);
+    bm->Repetitions(kRepetitions)->ReportAggregatesOnly(true);
+  }
+  if (!ember::cuda::compiled_with_cuda()) return;  // a CUDA build without a GPU reports the skip
+  const double gpu_peak = o.gpu_peak_gflops;
+  auto* gpu = benchmark::RegisterBenchmark("matmul_cuda_f32/ours_vs_cublas",
+                                           [gpu_peak](benchmark::State& s) { bench_gpu(s, gpu_peak); });
+  for (int64_t n : kSizes) gpu->Arg(n);
+  gpu->UseManualTime()->Unit(benchmark::kMicrosecond)->Repetitions(kRepetitions)->ReportAggregatesOnly(true);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options options = parse_options(&argc, argv);
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  register_benchmarks(options);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

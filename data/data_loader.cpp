@@ -1,0 +1,125 @@
+#include "data/data_loader.h"
+
+#include <algorithm>
+
+#include "core/cuda_runtime.h"
+#include "core/error.h"
+#include "data/pinned_buffer.h"
+#include "data/prefetcher.h"
+#include "data/sampler.h"
+#include "memory/category_scope.h"
+#include "memory/empty.h"
+
+namespace ember::data {
+namespace {
+
+constexpr size_t kLabelAlignBytes = alignof(int64_t);
+
+size_t labels_offset(size_t image_bytes) {
+  return (image_bytes + kLabelAlignBytes - 1) / kLabelAlignBytes * kLabelAlignBytes;
+}
+
+}  // namespace
+
+DataLoader::DataLoader(Dataset dataset, DataLoaderOptions options)
+    : dataset_(std::move(dataset)), options_(std::move(options)) {
+  check_dataset(dataset_, "DataLoader");
+  EMBER_CHECK(options_.batch_size > 0, "DataLoader: batch_size " << options_.batch_size << " must be > 0");
+  EMBER_CHECK(options_.prefetch_batches >= 1,
+              "DataLoader: prefetch_batches " << options_.prefetch_batches << " must be >= 1");
+  check_transforms(options_.transforms, dataset_.channels(), "DataLoader");
+  cuda::check_device(options_.device, "DataLoader");
+  if (options_.device.is_cuda()) {
+    // Enough staging buffers that the prefetch thread never refills one the consumer
+    // still copies from (see the invariant in data/prefetcher.h).
+    const int64_t buffers = options_.prefetch ? options_.prefetch_batches + 1 : 1;
+    const size_t image_bytes = static_cast<size_t>(options_.batch_size * dataset_.channels() * dataset_.height() *
+                                                           dataset_.width()) * sizeof(float);
+    for (int64_t i = 0; i < buffers; ++i)
+      staging_.emplace_back(labels_offset(image_bytes) + static_cast<size_t>(options_.batch_size) * sizeof(int64_t));
+  }
+}
+
+DataLoader::~DataLoader() { prefetcher_.reset(); }
+
+int64_t DataLoader::batches_per_epoch() const {
+  const int64_t n = dataset_.size(), b = options_.batch_size;
+  return options_.drop_last ? n / b : (n + b - 1) / b;
+}
+
+std::vector<int64_t> DataLoader::sample_order(int64_t epoch) const {
+  return epoch_order(dataset_.size(), options_.shuffle, options_.seed, epoch);
+}
+
+void DataLoader::start_epoch(int64_t epoch) {
+  EMBER_CHECK(epoch >= 0, "DataLoader: epoch " << epoch << " must be >= 0");
+  prefetcher_.reset();  // joins the thread of the epoch in progress before order_ changes
+  epoch_ = epoch;
+  order_ = sample_order(epoch);
+  transform_state_ = transform_state(options_.seed, epoch, dataset_.size());
+  next_batch_ = 0;
+  if (options_.prefetch)
+    prefetcher_ = std::make_unique<Prefetcher>(batches_per_epoch(), options_.prefetch_batches,
+                                               [this](int64_t k) { return make_host_batch(k); });
+}
+
+bool DataLoader::next(Batch& batch) {
+  EMBER_CHECK(epoch_ >= 0, "DataLoader::next: no epoch started (call start_epoch or iterate with for)");
+  Batch host;
+  if (prefetcher_) {
+    if (!prefetcher_->pop(host)) return false;
+  } else {
+    if (next_batch_ >= batches_per_epoch()) return false;
+    host = make_host_batch(next_batch_++);
+  }
+  batch = options_.device.is_cuda() ? to_device(std::move(host)) : std::move(host);
+  return true;
+}
+
+DataLoader::Iterator DataLoader::begin() {
+  start_epoch(next_epoch_++);
+  return Iterator(this);
+}
+
+DataLoader::Iterator DataLoader::end() { return Iterator(); }
+
+Batch DataLoader::make_host_batch(int64_t k) {
+  CategoryScope scope(MemoryCategory::data);
+  const int64_t n = dataset_.size();
+  const int64_t first = k * options_.batch_size;
+  const int64_t count = std::min(options_.batch_size, n - first);
+  const Shape image_shape{count, dataset_.channels(), dataset_.height(), dataset_.width()};
+  Batch batch;
+  batch.index = k;
+  if (options_.device.is_cuda()) {
+    PinnedBuffer& staging = staging_[static_cast<size_t>(k) % staging_.size()];
+    staging.wait_copies();  // the copy of the batch that used it last must be done
+    batch.images = staging.view(image_shape, DType::f32);
+    batch.labels = staging.view(Shape{count}, DType::i64, labels_offset(batch.images.nbytes()));
+  } else {
+    batch.images = empty(image_shape, DType::f32);
+    batch.labels = empty(Shape{count}, DType::i64);
+  }
+  const int64_t* indices = order_.data() + first;
+  if (count > 0)
+    transform_batch(options_.transforms, dataset_.images, indices, count, transform_state_,
+                    batch.images.data<float>());
+  const int64_t* labels = dataset_.labels.data<int64_t>();
+  int64_t* out = batch.labels.data<int64_t>();
+  for (int64_t i = 0; i < count; ++i) out[i] = labels[indices[i]];
+  return batch;
+}
+
+Batch DataLoader::to_device(Batch host) {
+  CategoryScope scope(MemoryCategory::data);
+  PinnedBuffer& staging = staging_[static_cast<size_t>(host.index) % staging_.size()];
+  Batch batch;
+  batch.index = host.index;
+  batch.images = empty(host.images.shape(), TensorOptions().dtype(DType::f32).device(options_.device));
+  batch.labels = empty(host.labels.shape(), TensorOptions().dtype(DType::i64).device(options_.device));
+  staging.copy_to_device_async(batch.images, 0);
+  staging.copy_to_device_async(batch.labels, labels_offset(host.images.nbytes()));
+  return batch;
+}
+
+}  // namespace ember::data

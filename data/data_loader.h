@@ -1,0 +1,118 @@
+#pragma once
+// DataLoader: batches of a Dataset, shuffled, transformed and normalised, moved
+// to the training device, prepared ahead on a background thread.
+//
+//   using namespace ember::data;
+//   DataLoaderOptions options;
+//   options.batch_size = 128;
+//   options.shuffle = true;
+//   options.seed = 42;
+//   options.device = ember::kCUDA;
+//   options.transforms.normalize({kFashionMnistMean}, {kFashionMnistStd});
+//   DataLoader loader(load_fashion_mnist(kFashionMnistDir, Split::train), options);
+//   for (int epoch = 0; epoch < 10; ++epoch)
+//     for (Batch& batch : loader)             // each loop is the next epoch: 0, 1, 2, ...
+//       train_step(batch.images, batch.labels);   // [B, 1, 28, 28] f32, [B] i64
+//
+// Guarantees: every sample appears exactly once per epoch (the last batch is
+// smaller unless drop_last, which skips it); the order and the random transforms
+// depend only on (seed, epoch), so prefetch on or off, and every run, give the same
+// batches; an exception on the prefetch thread is rethrown by next(); destroying
+// the loader mid-epoch stops and joins the thread.
+//
+// Memory: batch tensors are allocated under CategoryScope(MemoryCategory::data).
+// On a CUDA device each batch is written into a pinned (page-locked) staging
+// buffer and copied with cudaMemcpyAsync, so the copy overlaps the training step.
+#include <cstdint>
+#include <iterator>
+#include <memory>
+#include <vector>
+
+#include "core/device.h"
+#include "core/generator.h"
+#include "data/batch.h"
+#include "data/dataset.h"
+#include "data/transforms.h"
+
+namespace ember::data {
+
+class PinnedBuffer;
+class Prefetcher;
+
+struct DataLoaderOptions {
+  int64_t batch_size = 64;
+  bool shuffle = false;
+  uint64_t seed = 0;              // shuffling and random transforms depend on (seed, epoch) only
+  bool drop_last = false;         // skip the last batch when it is smaller than batch_size
+  Device device = kCPU;           // where batches are delivered
+  bool prefetch = true;           // prepare batches on a background thread
+  Transforms transforms;          // applied to every sample, then normalised to f32
+  int64_t prefetch_batches = 2;   // prepared batches that may wait, >= 1
+};
+
+class DataLoader {
+ public:
+  DataLoader(Dataset dataset, DataLoaderOptions options);
+  ~DataLoader();  // stops and joins the prefetch thread; never throws
+  DataLoader(const DataLoader&) = delete;
+  DataLoader& operator=(const DataLoader&) = delete;
+
+  // Starts `epoch`, abandoning the one in progress.
+  void start_epoch(int64_t epoch);
+  // The next batch of the current epoch into `batch`; false at its end.
+  bool next(Batch& batch);
+
+  // Range-for: begin() starts the next epoch (0 first, then one more per loop;
+  // set_next_epoch() chooses), then yields its batches.
+  class Iterator;
+  Iterator begin();
+  Iterator end();
+  void set_next_epoch(int64_t epoch) { next_epoch_ = epoch; }
+  int64_t epoch() const { return epoch_; }  // the epoch in progress (or last started); -1 before any
+
+  int64_t batches_per_epoch() const;
+  // The order in which `epoch` visits the dataset's samples (before drop_last).
+  std::vector<int64_t> sample_order(int64_t epoch) const;
+  const Dataset& dataset() const { return dataset_; }
+  const DataLoaderOptions& options() const { return options_; }
+
+ private:
+  Batch make_host_batch(int64_t k);   // runs on the prefetch thread when prefetching
+  Batch to_device(Batch host);         // issues the async copy on the caller's thread
+
+  Dataset dataset_;
+  DataLoaderOptions options_;
+  int64_t epoch_ = -1;
+  int64_t next_epoch_ = 0;
+  int64_t next_batch_ = 0;             // without prefetch
+  std::vector<int64_t> order_;         // of the epoch in progress; read by the prefetch thread
+  GeneratorState transform_state_;
+  std::vector<PinnedBuffer> staging_;  // CUDA only: batch k uses staging_[k % size]
+  std::unique_ptr<Prefetcher> prefetcher_;  // last: destroyed (joined) before what it reads
+};
+
+class DataLoader::Iterator {
+ public:
+  using iterator_category = std::input_iterator_tag;
+  using value_type = Batch;
+  using difference_type = std::ptrdiff_t;
+  using pointer = Batch*;
+  using reference = Batch&;
+
+  Iterator() = default;  // the end
+  explicit Iterator(DataLoader* loader) : loader_(loader) { ++*this; }
+  Batch& operator*() { return batch_; }
+  Batch* operator->() { return &batch_; }
+  Iterator& operator++() {
+    if (!loader_->next(batch_)) loader_ = nullptr;
+    return *this;
+  }
+  bool operator==(const Iterator& o) const { return loader_ == o.loader_; }
+  bool operator!=(const Iterator& o) const { return loader_ != o.loader_; }
+
+ private:
+  DataLoader* loader_ = nullptr;
+  Batch batch_;
+};
+
+}  // namespace ember::data

@@ -1,0 +1,30 @@
+#pragma once
+// Which samples an epoch visits, in which order, and the random state of its
+// transforms. Both depend only on (seed, epoch), so a run is reproducible and a
+// resumed run can jump straight to epoch k:
+//
+//   std::vector<int64_t> order = ember::data::epoch_order(60000, /*shuffle=*/true, /*seed=*/1, /*epoch=*/3);
+//
+// The shuffle is Fisher-Yates with Philox draws: draw k of epoch e comes from
+// philox(seed, e * n + k / 4), lane k % 4. Transforms use another key
+// (seed ^ kTransformStream) with counter e * n + sample, so the streams never meet.
+#include <cstdint>
+#include <vector>
+
+#include "core/generator.h"
+
+namespace ember::data {
+
+inline constexpr uint64_t kTransformStream = 0x7472616e73666f72ull;  // "transfor"
+
+// Uniform integer in [0, bound) from 32 random bits (multiply-shift; bias below bound / 2^32).
+inline int64_t uniform_below(uint32_t bits, int64_t bound) {
+  return static_cast<int64_t>((static_cast<uint64_t>(bits) * static_cast<uint64_t>(bound)) >> 32);
+}
+
+// A permutation of 0..n-1 (the identity without shuffle).
+std::vector<int64_t> epoch_order(int64_t n, bool shuffle, uint64_t seed, int64_t epoch);
+// The generator state for the random transforms of `epoch` over a dataset of n samples.
+GeneratorState transform_state(uint64_t seed, int64_t epoch, int64_t n);
+
+}  // namespace ember::data

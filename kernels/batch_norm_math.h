@@ -1,0 +1,41 @@
+#pragma once
+// Batch normalisation math shared by the CPU and CUDA backends (PyTorch's
+// definitions). Per channel, over the M = N * H * W values of a batch:
+//   mean, var = biased batch variance, invstd = 1 / sqrt(var + eps)
+//   y = (x - mean) * invstd * weight + bias
+//   running = (1 - momentum) * running + momentum * batch_stat, with the unbiased
+//   variance var * M / (M - 1) for running_var
+//   training backward (fused): with xhat = (x - mean) * invstd,
+//     dbias = sum(dy), dweight = sum(dy * xhat),
+//     dx = weight * invstd * (dy - dbias / M - xhat * dweight / M)
+//   eval backward: the statistics are constants, dx = weight * invstd * dy.
+#include <cstdint>
+
+#include "core/hd.h"
+#include "kernels/functors.h"
+
+namespace ember::kernels {
+
+template <class T>
+EMBER_HD T batch_norm_invstd(T biased_var, T eps) {
+  return T(1) / math::sqrt(biased_var + eps);
+}
+
+template <class T>
+EMBER_HD T batch_norm_running(T running, T batch_stat, T momentum) {
+  return (T(1) - momentum) * running + momentum * batch_stat;
+}
+
+// The unbiased variance for running_var; a single value has none, so its biased one (0) is kept.
+template <class T>
+EMBER_HD T batch_norm_unbiased(T biased_var, int64_t count) {
+  return count > 1 ? biased_var * T(count) / T(count - 1) : biased_var;
+}
+
+// dx of the training form: scale = weight * invstd, mean_dy = sum(dy) / M, mean_dy_xhat = sum(dy * xhat) / M.
+template <class T>
+EMBER_HD T batch_norm_train_dx(T dy, T xhat, T scale, T mean_dy, T mean_dy_xhat) {
+  return scale * (dy - mean_dy - xhat * mean_dy_xhat);
+}
+
+}  // namespace ember::kernels

@@ -1,0 +1,204 @@
+// CPU batch normalisation over x [N, C, *] (channels on dim 1): batch statistics
+// with the running-stat update, the per-channel affine apply, and the fused
+// backward. Formulas: kernels/batch_norm_math.h (shared with CUDA).
+//   - statistics are fp32 for f16/f32 input and fp64 for f64 (gradcheck), whatever the
+//     input's storage type; each (n, c) plane is summed in that type, planes in double.
+//   - the variance uses shifted sums, sum(x - K) and sum((x - K)^2) with K a value of the
+//     channel, so a channel whose mean is large next to its spread keeps its precision.
+//   - plane sums are `omp simd` reductions (vectorised: the order within a plane is the
+//     compiler's, fixed for a build, so results stay deterministic).
+//   - statistics and backward run one channel per task (OpenMP over channels); apply runs
+//     one (n, c) plane per task with a precomputed scale and shift.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "kernels/batch_norm_math.h"
+#include "kernels/cpu/parallel.h"
+#include "kernels/ops.h"
+#include "memory/empty.h"
+
+namespace ember::kernels::cpu {
+
+#include "kernels/backend_api.inc"
+
+namespace {
+
+struct ChannelLayout {
+  int64_t batch, channels, inner;
+  int64_t count() const { return batch * inner; }  // values per channel
+  int64_t plane(int64_t n, int64_t c) const { return (n * channels + c) * inner; }
+};
+
+ChannelLayout channel_layout(const Shape& shape) {
+  ChannelLayout l{shape[0], shape[1], 1};
+  for (int64_t d = 2; d < shape.dim(); ++d) l.inner *= shape[d];
+  return l;
+}
+
+DType stats_dtype(DType x) { return x == DType::f64 ? DType::f64 : DType::f32; }
+
+int64_t channel_grain(const ChannelLayout& l) { return std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, l.count())); }
+
+// Reads a per-channel tensor of any floating dtype as double (undefined: `fallback`).
+std::vector<double> read_channels(const Tensor& t, int64_t channels, double fallback) {
+  std::vector<double> out(static_cast<size_t>(channels), fallback);
+  if (!t.defined()) return out;
+  dispatch_floating("batch_norm", t.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* p = t.data<T>();
+    for (int64_t c = 0; c < channels; ++c) out[static_cast<size_t>(c)] = static_cast<double>(compute_t<T>(p[c]));
+  });
+  return out;
+}
+
+void write_channels(const Tensor& t, const std::vector<double>& values) {
+  dispatch_floating("batch_norm", t.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* p = t.data<T>();
+    for (size_t c = 0; c < values.size(); ++c) p[c] = T(static_cast<compute_t<T>>(values[c]));
+  });
+}
+
+}  // namespace
+
+void batch_norm_stats(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, double momentum,
+                      double eps, Tensor* mean, Tensor* invstd) {
+  const ChannelLayout l = channel_layout(x.shape());
+  const int64_t count = l.count();
+  std::vector<double> batch_mean(static_cast<size_t>(l.channels)), batch_var(static_cast<size_t>(l.channels));
+  dispatch_floating("batch_norm", x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    using C = compute_t<T>;
+    const T* in = x.data<T>();
+    parallel_for(l.channels, channel_grain(l), [&](int64_t c0, int64_t c1) {
+      for (int64_t c = c0; c < c1; ++c) {
+        const C shift = C(in[l.plane(0, c)]);
+        double sum = 0.0, sum_sq = 0.0;
+        for (int64_t n = 0; n < l.batch; ++n) {
+          const T* p = in + l.plane(n, c);
+          C s = C(0), s2 = C(0);
+#pragma omp simd reduction(+ : s, s2)
+          for (int64_t i = 0; i < l.inner; ++i) {
+            const C d = C(p[i]) - shift;
+            s += d;
+            s2 += d * d;
+          }
+          sum += static_cast<double>(s);
+          sum_sq += static_cast<double>(s2);
+        }
+        const double centred = sum / static_cast<double>(count);
+        batch_mean[static_cast<size_t>(c)] = static_cast<double>(shift) + centred;
+        batch_var[static_cast<size_t>(c)] = std::max(0.0, sum_sq / static_cast<double>(count) - centred * centred);
+      }
+    });
+  });
+  const TensorOptions stats = TensorOptions().dtype(stats_dtype(x.dtype())).device(x.device());
+  *mean = empty(Shape{l.channels}, stats);
+  *invstd = empty(Shape{l.channels}, stats);
+  std::vector<double> inv(static_cast<size_t>(l.channels));
+  for (size_t c = 0; c < inv.size(); ++c) inv[c] = batch_norm_invstd(batch_var[c], eps);
+  write_channels(*mean, batch_mean);
+  write_channels(*invstd, inv);
+  if (running_mean.defined()) {
+    std::vector<double> r = read_channels(running_mean, l.channels, 0.0);
+    for (size_t c = 0; c < r.size(); ++c) r[c] = batch_norm_running(r[c], batch_mean[c], momentum);
+    write_channels(running_mean, r);
+  }
+  if (running_var.defined()) {
+    std::vector<double> r = read_channels(running_var, l.channels, 1.0);
+    for (size_t c = 0; c < r.size(); ++c)
+      r[c] = batch_norm_running(r[c], batch_norm_unbiased(batch_var[c], count), momentum);
+    write_channels(running_var, r);
+  }
+}
+
+Tensor batch_norm_apply(const Tensor& x, const Tensor& mean, const Tensor& invstd, const Tensor& weight,
+                        const Tensor& bias) {
+  const ChannelLayout l = channel_layout(x.shape());
+  const std::vector<double> mu = read_channels(mean, l.channels, 0.0), inv = read_channels(invstd, l.channels, 1.0);
+  const std::vector<double> w = read_channels(weight, l.channels, 1.0), b = read_channels(bias, l.channels, 0.0);
+  Tensor y = empty_like(x);
+  dispatch_floating("batch_norm", x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    using C = compute_t<T>;
+    std::vector<C> scale(static_cast<size_t>(l.channels)), shift(static_cast<size_t>(l.channels));
+    for (size_t c = 0; c < scale.size(); ++c) {  // y = x * scale + shift
+      scale[c] = C(w[c] * inv[c]);
+      shift[c] = C(b[c] - mu[c] * w[c] * inv[c]);
+    }
+    const T* in = x.data<T>();
+    T* out = y.data<T>();
+    parallel_for(l.batch * l.channels, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, l.inner)),
+                 [&](int64_t p0, int64_t p1) {
+                   for (int64_t p = p0; p < p1; ++p) {
+                     const C s = scale[static_cast<size_t>(p % l.channels)], t = shift[static_cast<size_t>(p % l.channels)];
+                     const T* src = in + p * l.inner;
+                     T* dst = out + p * l.inner;
+                     for (int64_t i = 0; i < l.inner; ++i) dst[i] = T(C(src[i]) * s + t);
+                   }
+                 });
+  });
+  return y;
+}
+
+void batch_norm_backward(const Tensor& x, const Tensor& dy, const Tensor& mean, const Tensor& invstd,
+                         const Tensor& weight, bool batch_stats, Tensor* dx, Tensor* dweight, Tensor* dbias) {
+  const ChannelLayout l = channel_layout(x.shape());
+  const std::vector<double> mu = read_channels(mean, l.channels, 0.0), inv = read_channels(invstd, l.channels, 1.0);
+  const std::vector<double> w = read_channels(weight, l.channels, 1.0);
+  std::vector<double> sum_dy(static_cast<size_t>(l.channels)), sum_dy_xhat(static_cast<size_t>(l.channels));
+  if (dx) *dx = empty_like(x);
+  const double count = static_cast<double>(l.count());
+  dispatch_floating("batch_norm_backward", x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    using C = compute_t<T>;
+    const T* xs = x.data<T>();
+    const T* gs = dy.data<T>();
+    T* out = dx ? dx->data<T>() : nullptr;
+    parallel_for(l.channels, channel_grain(l), [&](int64_t c0, int64_t c1) {
+      for (int64_t c = c0; c < c1; ++c) {
+        const size_t k = static_cast<size_t>(c);
+        const C m = C(mu[k]), s = C(inv[k]);
+        double total = 0.0, total_xhat = 0.0;
+        for (int64_t n = 0; n < l.batch; ++n) {
+          const T* xp = xs + l.plane(n, c);
+          const T* gp = gs + l.plane(n, c);
+          C a = C(0), b = C(0);
+#pragma omp simd reduction(+ : a, b)
+          for (int64_t i = 0; i < l.inner; ++i) {
+            const C g = C(gp[i]);
+            a += g;
+            b += g * (C(xp[i]) - m);
+          }
+          total += static_cast<double>(a);
+          total_xhat += static_cast<double>(b);
+        }
+        total_xhat *= static_cast<double>(s);
+        sum_dy[k] = total;
+        sum_dy_xhat[k] = total_xhat;
+        if (!out) continue;
+        const C scale = C(w[k]) * s;
+        const C mean_dy = batch_stats ? C(total / count) : C(0), mean_dy_xhat = batch_stats ? C(total_xhat / count) : C(0);
+        for (int64_t n = 0; n < l.batch; ++n) {
+          const T* xp = xs + l.plane(n, c);
+          const T* gp = gs + l.plane(n, c);
+          T* op = out + l.plane(n, c);
+          for (int64_t i = 0; i < l.inner; ++i)
+            op[i] = T(batch_norm_train_dx(C(gp[i]), (C(xp[i]) - m) * s, scale, mean_dy, mean_dy_xhat));
+        }
+      }
+    });
+  });
+  const TensorOptions params = TensorOptions().dtype(weight.defined() ? weight.dtype() : x.dtype()).device(x.device());
+  if (dweight) {
+    *dweight = empty(Shape{l.channels}, params);
+    write_channels(*dweight, sum_dy_xhat);
+  }
+  if (dbias) {
+    *dbias = empty(Shape{l.channels}, params);
+    write_channels(*dbias, sum_dy);
+  }
+}
+
+}  // namespace ember::kernels::cpu

@@ -1,0 +1,41 @@
+// CPU dropout: y = x * keep(i) / (1 - p), the mask drawn from Philox at a given
+// generator state (kernels/dropout_math.h, shared with CUDA). Backward is the
+// same call on dy with the same state: the mask is recomputed, never stored.
+// Each Philox counter yields 4 lanes, so the loop walks whole counters.
+#include <algorithm>
+
+#include "kernels/cpu/parallel.h"
+#include "kernels/dropout_math.h"
+#include "kernels/ops.h"
+#include "memory/empty.h"
+
+namespace ember::kernels::cpu {
+
+#include "kernels/backend_api.inc"
+
+Tensor dropout(const Tensor& x, double p, GeneratorState state) {
+  Tensor y = empty_like(x);
+  const float keep_p = static_cast<float>(p);
+  dispatch_floating("dropout", x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    using C = compute_t<T>;
+    const T* in = x.data<T>();
+    T* out = y.data<T>();
+    const C scale = C(dropout_scale(keep_p));
+    const int64_t n = x.numel();
+    const int64_t counters = static_cast<int64_t>(dropout_counters(n));
+    parallel_for(counters, kParallelGrain / 4, [&](int64_t k0, int64_t k1) {
+      for (int64_t k = k0; k < k1; ++k) {
+        // lanes of counter k are elements 4k .. 4k+3; one Philox call serves all four
+        const PhiloxOutput r = philox4x32(state.seed, state.offset + static_cast<uint64_t>(k));
+        for (int64_t lane = 0; lane < 4 && 4 * k + lane < n; ++lane) {
+          const int64_t i = 4 * k + lane;
+          out[i] = dropout_keep_bits(r.v[lane], keep_p) ? T(C(in[i]) * scale) : T(0);
+        }
+      }
+    });
+  });
+  return y;
+}
+
+}  // namespace ember::kernels::cpu

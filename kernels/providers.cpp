@@ -1,0 +1,44 @@
+#include "kernels/providers.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <string>
+
+#include "core/error.h"
+
+namespace ember::kernels {
+namespace {
+
+GemmProvider gemm_from_env() {
+  const char* v = std::getenv("EMBER_GEMM");
+  if (v == nullptr || std::string(v) == "custom") return GemmProvider::custom;
+  if (std::string(v) == "cublas") return GemmProvider::cublas;
+  EMBER_THROW("EMBER_GEMM='" << v << "': expected custom or cublas");
+}
+
+ConvProvider conv_from_env() {
+  const char* v = std::getenv("EMBER_CONV");
+  if (v == nullptr || std::string(v) == "custom") return ConvProvider::custom;
+  if (std::string(v) == "cudnn") return ConvProvider::cudnn;
+  EMBER_THROW("EMBER_CONV='" << v << "': expected custom or cudnn");
+}
+
+std::atomic<GemmProvider>& gemm_slot() {
+  static std::atomic<GemmProvider> slot{gemm_from_env()};
+  return slot;
+}
+std::atomic<ConvProvider>& conv_slot() {
+  static std::atomic<ConvProvider> slot{conv_from_env()};
+  return slot;
+}
+
+}  // namespace
+
+GemmProvider gemm_provider() { return gemm_slot().load(); }
+void set_gemm_provider(GemmProvider provider) { gemm_slot().store(provider); }
+ConvProvider conv_provider() { return conv_slot().load(); }
+void set_conv_provider(ConvProvider provider) { conv_slot().store(provider); }
+const char* gemm_provider_name(GemmProvider p) { return p == GemmProvider::custom ? "custom" : "cublas"; }
+const char* conv_provider_name(ConvProvider p) { return p == ConvProvider::custom ? "custom" : "cudnn"; }
+
+}  // namespace ember::kernels

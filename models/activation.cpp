@@ -1,0 +1,11 @@
+#include "models/activation.h"
+
+#include "autograd/ops.h"
+
+namespace ember::nn {
+
+Tensor ReLU::forward_impl(const Tensor& x) { return relu(x); }
+Tensor Sigmoid::forward_impl(const Tensor& x) { return sigmoid(x); }
+Tensor Tanh::forward_impl(const Tensor& x) { return tanh(x); }
+
+}  // namespace ember::nn

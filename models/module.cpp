@@ -1,0 +1,169 @@
+#include "models/module.h"
+
+#include <sstream>
+
+#include "autograd/grad_mode.h"
+#include "core/error.h"
+#include "kernels/ops.h"
+#include "memory/category_scope.h"
+#include "memory/empty.h"
+#include "optim/optimizer.h"
+
+namespace ember::nn {
+
+namespace {
+
+// A copy of t's data on `device` with `dtype` (one allocation, one copy kernel).
+Tensor converted_copy(const Tensor& t, Device device, DType dtype, MemoryCategory category) {
+  CategoryScope scope(category);
+  Tensor out = empty(t.shape(), TensorOptions().dtype(dtype).device(device));
+  kernels::copy_(out, t.detach());
+  return out;
+}
+
+// Points t's TensorImpl at new bytes so every handle to t sees them.
+// Integer tensors keep their dtype.
+void replace_data(const Tensor& t, Device device, std::optional<DType> dtype, MemoryCategory category) {
+  const DType target = dtype && is_floating(t.dtype()) ? *dtype : t.dtype();
+  if (t.device() == device && t.dtype() == target) return;
+  const Tensor fresh = converted_copy(t, device, target, category);
+  if (Tensor g = t.grad(); g.defined()) t.set_grad(converted_copy(g, device, target, MemoryCategory::gradient));
+  TensorImpl& impl = *t.impl();
+  impl.storage = fresh.storage();
+  impl.offset_bytes = fresh.impl()->offset_bytes;
+  impl.dtype = target;
+  impl.device = device;
+}
+
+}  // namespace
+
+Tensor Module::forward(const Tensor& x) {
+  CategoryScope scope(MemoryCategory::activation);
+  return forward_impl(x);
+}
+
+void Module::check_new_name(const std::string& name) const {
+  EMBER_CHECK(!name.empty() && name.find('.') == std::string::npos,
+              this->name() << ": invalid member name '" << name << "' (must be non-empty, without '.')");
+  auto taken = [&](const auto& list) {
+    for (const auto& entry : list)
+      if (entry.first == name) return true;
+    return false;
+  };
+  EMBER_CHECK(!taken(parameters_) && !taken(buffers_) && !taken(children_),
+              this->name() << ": a member named '" << name << "' is already registered");
+}
+
+Tensor Module::register_parameter(const std::string& name, Tensor tensor) {
+  check_new_name(name);
+  EMBER_CHECK(tensor.defined(), this->name() << ": parameter '" << name << "' is undefined");
+  EMBER_CHECK(tensor.is_leaf(), this->name() << ": parameter '" << name << "' must be a leaf tensor");
+  tensor.requires_grad_(true);
+  parameters_.emplace_back(name, tensor);
+  return tensor;
+}
+
+Tensor Module::register_buffer(const std::string& name, Tensor tensor) {
+  check_new_name(name);
+  EMBER_CHECK(tensor.defined(), this->name() << ": buffer '" << name << "' is undefined");
+  buffers_.emplace_back(name, tensor);
+  return tensor;
+}
+
+void Module::add_child(const std::string& name, std::shared_ptr<Module> module) {
+  check_new_name(name);
+  EMBER_CHECK(module != nullptr, this->name() << ": submodule '" << name << "' is null");
+  children_.emplace_back(name, std::move(module));
+}
+
+void Module::collect(const std::string& prefix, bool params,
+                     std::vector<std::pair<std::string, Tensor>>& out) const {
+  for (const auto& [name, t] : params ? parameters_ : buffers_) out.emplace_back(prefix + name, t);
+  for (const auto& [name, child] : children_) child->collect(prefix + name + ".", params, out);
+}
+
+std::vector<std::pair<std::string, Tensor>> Module::named_parameters() const {
+  std::vector<std::pair<std::string, Tensor>> out;
+  collect("", true, out);
+  return out;
+}
+
+std::vector<std::pair<std::string, Tensor>> Module::named_buffers() const {
+  std::vector<std::pair<std::string, Tensor>> out;
+  collect("", false, out);
+  return out;
+}
+
+std::vector<Tensor> Module::parameters() const {
+  std::vector<Tensor> out;
+  for (auto& entry : named_parameters()) out.push_back(std::move(entry.second));
+  return out;
+}
+
+std::vector<Tensor> Module::buffers() const {
+  std::vector<Tensor> out;
+  for (auto& entry : named_buffers()) out.push_back(std::move(entry.second));
+  return out;
+}
+
+std::vector<std::shared_ptr<Module>> Module::children() const {
+  std::vector<std::shared_ptr<Module>> out;
+  for (const auto& entry : children_) out.push_back(entry.second);
+  return out;
+}
+
+int64_t Module::num_parameters() const {
+  int64_t n = 0;
+  for (const Tensor& p : parameters()) n += p.numel();
+  return n;
+}
+
+void Module::train(bool on) {
+  training_ = on;
+  for (const auto& entry : children_) entry.second->train(on);
+}
+
+void Module::convert(std::optional<Device> device, std::optional<DType> dtype) {
+  NoGradGuard no_grad;
+  for (const Tensor& p : parameters())
+    replace_data(p, device.value_or(p.device()), dtype, MemoryCategory::parameter);
+  // Buffers are model state, not activations: counted with the parameters.
+  for (const Tensor& b : buffers()) replace_data(b, device.value_or(b.device()), dtype, MemoryCategory::parameter);
+}
+
+void Module::to(Device device) { convert(device, std::nullopt); }
+
+void Module::to(DType dtype) {
+  EMBER_CHECK(is_floating(dtype), name() << ".to: expected a floating dtype, got " << dtype_name(dtype));
+  convert(std::nullopt, dtype);
+}
+
+void Module::to(Device device, DType dtype) {
+  EMBER_CHECK(is_floating(dtype), name() << ".to: expected a floating dtype, got " << dtype_name(dtype));
+  convert(device, dtype);
+}
+
+void Module::zero_grad(bool set_to_none) { optim::zero_grad(parameters(), set_to_none); }
+
+void Module::print(std::ostream& os, const std::string& label, int depth) const {
+  const std::string indent(static_cast<size_t>(depth) * 2, ' ');
+  os << indent << label << name() << "(" << extra_str();
+  if (children_.empty()) {
+    os << ")";
+    return;
+  }
+  os << "\n";
+  for (const auto& [child_name, child] : children_) {
+    child->print(os, "(" + child_name + "): ", depth + 1);
+    os << "\n";
+  }
+  os << indent << ")";
+}
+
+std::string Module::str() const {
+  std::ostringstream os;
+  print(os, "", 0);
+  return os.str();
+}
+
+}  // namespace ember::nn

@@ -1,0 +1,105 @@
+#pragma once
+// nn::Module: a tree of layers that owns parameters (trained tensors) and
+// buffers (state that is not trained, e.g. BatchNorm running statistics).
+//
+//   class TwoLayer : public ember::nn::Module {
+//    public:
+//     TwoLayer() {
+//       fc1_ = register_module("fc1", std::make_shared<Linear>(784, 128));
+//       fc2_ = register_module("fc2", std::make_shared<Linear>(128, 10));
+//     }
+//     const char* name() const override { return "TwoLayer"; }
+//    protected:
+//     Tensor forward_impl(const Tensor& x) override { return fc2_->forward(relu(fc1_->forward(x))); }
+//    private:
+//     std::shared_ptr<Linear> fc1_, fc2_;
+//   };
+//   model->named_parameters();   // {"fc1.weight", ...}, registration order, children after own
+//
+// forward() is public and non-virtual: it tags the bytes it allocates as
+// activations and calls the virtual forward_impl() (STYLE.md rule 6). Layers
+// create their parameters under CategoryScope(MemoryCategory::parameter).
+//
+// to(device) / to(dtype) convert in place: every registered tensor keeps its
+// TensorImpl, whose storage, dtype and device are replaced. Handles held
+// elsewhere (an optimizer's parameter list, a layer's weight_ member) stay valid
+// and see the new data; views taken before the move keep the old storage.
+// Gradients are converted with their parameter.
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace ember::nn {
+
+class Module {
+ public:
+  Module() = default;
+  virtual ~Module() = default;
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+
+  // The layer's type name for messages and printing ("Linear").
+  virtual const char* name() const = 0;
+  // Runs the module: category activation, then forward_impl().
+  Tensor forward(const Tensor& x);
+  Tensor operator()(const Tensor& x) { return forward(x); }
+
+  // Parameters and buffers of this module and all descendants, depth first
+  // (own tensors first, then each child in registration order). Names are dotted
+  // paths: "0.weight", "layer1.conv.bias".
+  std::vector<Tensor> parameters() const;
+  std::vector<std::pair<std::string, Tensor>> named_parameters() const;
+  std::vector<Tensor> buffers() const;
+  std::vector<std::pair<std::string, Tensor>> named_buffers() const;
+  std::vector<std::shared_ptr<Module>> children() const;
+  const std::vector<std::pair<std::string, std::shared_ptr<Module>>>& named_children() const { return children_; }
+  int64_t num_parameters() const;  // total elements
+
+  // Training mode (dropout, batch statistics): set recursively.
+  void train(bool on = true);
+  void eval() { train(false); }
+  bool is_training() const { return training_; }
+
+  // In-place conversion of every parameter and buffer (see the header comment).
+  // to(dtype) converts floating tensors only; integer buffers keep their dtype.
+  void to(Device device);
+  void to(DType dtype);
+  void to(Device device, DType dtype);
+
+  void zero_grad(bool set_to_none = true);
+
+  // One line per module, indented by depth: "Sequential(\n  (0): Linear(in=2, out=64)\n ...)".
+  std::string str() const;
+
+ protected:
+  // Registers a tensor as a parameter; it is marked requires_grad. Returns it.
+  Tensor register_parameter(const std::string& name, Tensor tensor);
+  Tensor register_buffer(const std::string& name, Tensor tensor);
+  template <class M>
+  std::shared_ptr<M> register_module(const std::string& name, std::shared_ptr<M> module) {
+    add_child(name, module);
+    return module;
+  }
+
+  virtual Tensor forward_impl(const Tensor& x) = 0;
+  // Shown inside the parentheses by str(), e.g. "in=2, out=64".
+  virtual std::string extra_str() const { return ""; }
+
+ private:
+  void add_child(const std::string& name, std::shared_ptr<Module> module);
+  void check_new_name(const std::string& name) const;
+  void convert(std::optional<Device> device, std::optional<DType> dtype);
+  void collect(const std::string& prefix, bool params, std::vector<std::pair<std::string, Tensor>>& out) const;
+  void print(std::ostream& os, const std::string& label, int depth) const;
+
+  std::vector<std::pair<std::string, Tensor>> parameters_;
+  std::vector<std::pair<std::string, Tensor>> buffers_;
+  std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
+  bool training_ = true;
+};
+
+}  // namespace ember::nn

@@ -1,0 +1,87 @@
+#pragma once
+// Learning-rate schedules: pure functions of the step, applied to an optimizer
+// before each update. `step` is the 0-based index of the update about to run.
+//
+//   auto schedule = ember::optim::make_schedule("cosine", 0.1, total_steps);
+//   for (int64_t step = 0; step < total_steps; ++step) {
+//     schedule->apply(sgd, step);   // sgd.set_lr(schedule->lr_at(step))
+//     ... forward, backward, sgd.step();
+//   }
+//
+// OneCycle follows PyTorch's OneCycleLR (two phases, cosine annealing) exactly;
+// CosineWithWarmup is the usual linear warm-up then half-cosine decay.
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "optim/optimizer.h"
+
+namespace ember::optim {
+
+class LrSchedule {
+ public:
+  virtual ~LrSchedule() = default;
+  virtual double lr_at(int64_t step) const = 0;
+  void apply(Optimizer& optimizer, int64_t step) const { optimizer.set_lr(lr_at(step)); }
+};
+
+class ConstantLR : public LrSchedule {
+ public:
+  explicit ConstantLR(double lr);
+  double lr_at(int64_t step) const override;
+
+ private:
+  double lr_;
+};
+
+// base_lr * gamma^(step / step_size): multiplied by gamma every step_size steps.
+class StepLR : public LrSchedule {
+ public:
+  StepLR(double base_lr, int64_t step_size, double gamma = 0.1);
+  double lr_at(int64_t step) const override;
+
+ private:
+  double base_lr_;
+  int64_t step_size_;
+  double gamma_;
+};
+
+// Steps [0, warmup_steps): linear from warmup_start_factor * base_lr towards base_lr
+// (reached at step warmup_steps); then half a cosine from base_lr down to min_lr, reached at
+// total_steps and held after it.
+class CosineWithWarmup : public LrSchedule {
+ public:
+  CosineWithWarmup(double base_lr, int64_t warmup_steps, int64_t total_steps, double min_lr = 0.0,
+                   double warmup_start_factor = 0.0);
+  double lr_at(int64_t step) const override;
+
+ private:
+  double base_lr_;
+  int64_t warmup_steps_;
+  int64_t total_steps_;
+  double min_lr_;
+  double warmup_start_factor_;
+};
+
+// PyTorch's OneCycleLR: cosine from max_lr / div_factor up to max_lr at step
+// pct_start * total_steps - 1, then cosine down to max_lr / (div_factor * final_div_factor)
+// at step total_steps - 1 (held after it; PyTorch throws there instead).
+class OneCycle : public LrSchedule {
+ public:
+  OneCycle(double max_lr, int64_t total_steps, double pct_start = 0.3, double div_factor = 25.0,
+           double final_div_factor = 1e4);
+  double lr_at(int64_t step) const override;
+
+ private:
+  double max_lr_;
+  double initial_lr_;
+  double final_lr_;
+  double peak_step_;  // pct_start * total_steps - 1, fractional as in PyTorch
+  double last_step_;  // total_steps - 1
+};
+
+// For the CLI: "constant"; "step" (x0.1 every total_steps / 3 steps); "cosine" (5% warm-up,
+// down to 0); "onecycle" (max_lr = base_lr, PyTorch's defaults). Throws on other names.
+std::unique_ptr<LrSchedule> make_schedule(const std::string& name, double base_lr, int64_t total_steps);
+
+}  // namespace ember::optim

@@ -1,0 +1,48 @@
+#pragma once
+// Stochastic gradient descent with PyTorch's semantics (momentum, dampening,
+// Nesterov, L2 weight decay), one fused kernel pass per parameter.
+//
+//   ember::optim::SGD sgd(model->parameters(),
+//                         ember::optim::SgdOptions(0.1).momentum(0.9).weight_decay(5e-4));
+//
+// Momentum buffers are allocated on the first step that sees a gradient
+// (category optimizer_state); that step copies the gradient into the buffer.
+#include <vector>
+
+#include "kernels/ops.h"
+#include "optim/optimizer.h"
+
+namespace ember::optim {
+
+struct SgdOptions {
+  explicit SgdOptions(double lr) : lr_(lr) {}
+  SgdOptions& momentum(double m) { momentum_ = m; return *this; }
+  SgdOptions& dampening(double d) { dampening_ = d; return *this; }
+  SgdOptions& weight_decay(double wd) { weight_decay_ = wd; return *this; }
+  SgdOptions& nesterov(bool n = true) { nesterov_ = n; return *this; }
+
+  double lr_;
+  double momentum_ = 0.0;
+  double dampening_ = 0.0;
+  double weight_decay_ = 0.0;
+  bool nesterov_ = false;
+};
+
+class SGD : public Optimizer {
+ public:
+  SGD(std::vector<Tensor> params, const SgdOptions& options);
+
+  const SgdOptions& options() const { return options_; }
+  // The momentum buffer of parameter i (undefined before its first step or without momentum).
+  const Tensor& momentum_buffer(size_t i) const { return momentum_buffers_.at(i); }
+  size_t state_bytes() const override;
+
+ protected:
+  void step_impl() override;
+
+ private:
+  SgdOptions options_;
+  std::vector<Tensor> momentum_buffers_;  // one per parameter, same shape, allocated lazily
+};
+
+}  // namespace ember::optim

@@ -1,0 +1,119 @@
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "apps/progress_bar.h"
+#include "apps/report_table.h"
+#include "apps/train_command.h"
+#include "tests/support/op_contract.h"
+
+using namespace ember;
+using namespace ember::apps;
+
+namespace {
+// Parses `args` (without the program name) as `ember <args>`.
+TrainOptions parse_train(std::vector<std::string> args) {
+  CLI::App app;
+  TrainOptions options;
+  add_train_command(app, options);
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes the arguments in reverse
+  app.parse(reversed);
+  return options;
+}
+}  // namespace
+
+TEST_CASE("ember train parses its options", "[cli]") {
+  const TrainOptions o = parse_train({"train", "--model", "mlp", "--data", "blobs", "--epochs", "3", "--batch", "32",
+                                      "--lr", "0.05", "--momentum", "0.5", "--device", "cpu", "--threads", "1",
+                                      "--seed", "9", "--json"});
+  CHECK(o.data == "blobs");
+  CHECK(o.epochs == 3);
+  CHECK(o.batch == 32);
+  CHECK(o.lr == 0.05);
+  CHECK(o.momentum == 0.5);
+  CHECK(o.device == "cpu");
+  CHECK(o.threads == 1);
+  CHECK(o.seed == 9);
+  CHECK(o.json);
+  const TrainOptions defaults = parse_train({"train"});
+  CHECK(defaults.model == "mlp");
+  CHECK(defaults.device.empty());  // chosen at run time: cuda when available
+  CHECK_FALSE(defaults.json);
+  CHECK_THROWS_AS(parse_train({"train", "--model", "nope"}), CLI::ValidationError);
+  CHECK_THROWS_AS(parse_train({"train", "--epochs", "0"}), CLI::ValidationError);
+  CHECK_THROWS_AS(parse_train({"train", "--data", "moons"}), CLI::ValidationError);
+}
+
+TEST_CASE("ember train --json trains the MLP and reports every epoch", "[cli][training]") {
+  TrainOptions o;
+  o.data = "blobs";
+  o.epochs = 2;
+  o.samples_per_class = 100;
+  o.device = "cpu";
+  o.json = true;
+  std::ostringstream out;
+  const TrainSummary s = run_train(o, out);
+  const nlohmann::json report = nlohmann::json::parse(out.str());  // the whole output is one JSON document
+  CHECK(report["command"] == "train");
+  CHECK(report["device"] == "cpu");
+  CHECK(report["samples"] == 300);
+  REQUIRE(report["epochs"].size() == 2);
+  CHECK(report["epochs"][1]["epoch"] == 2);
+  for (const char* key : {"loss", "accuracy_percent", "seconds", "samples_per_s", "peak_mib"})
+    CHECK(report["epochs"][0].contains(key));
+  CHECK(report["final_accuracy"].get<double>() == s.final_accuracy);
+  CHECK(s.final_accuracy >= 0.95);  // blobs are almost linearly separable
+  CHECK(train_command(o, out) == 0);
+  o.min_accuracy = 1.0;
+  o.epochs = 1;
+  o.lr = 0.0;  // no learning: random weights cannot be perfect on 3 classes
+  CHECK(train_command(o, out) == 2);
+}
+
+TEST_CASE("ember train without --json prints a table", "[cli]") {
+  TrainOptions o;
+  o.epochs = 2;
+  o.samples_per_class = 50;
+  o.device = "cpu";
+  std::ostringstream out;
+  run_train(o, out);
+  const std::string text = out.str();
+  CHECK(text.find("ember train: MLP") != std::string::npos);
+  CHECK(text.find("train acc %") != std::string::npos);
+  CHECK(text.find("final training accuracy") != std::string::npos);
+  CHECK(text.find('\r') == std::string::npos);  // no progress bar outside a terminal
+}
+
+TEST_CASE("report table aligns columns and mirrors rows as JSON", "[cli]") {
+  ReportTable table({{"epoch", "epoch", 5, 0}, {"loss", "loss", 8, 4}, {"name", "name", 4, 0}});
+  CHECK(table.header() == "epoch      loss  name\n---------------------\n");
+  CHECK(table.add_row({int64_t{1}, 0.43216, std::string("a")}) == "    1    0.4322     a\n");
+  CHECK(table.add_row({int64_t{12}, 10.0, std::string("bcdef")}) == "   12   10.0000  bcdef\n");
+  const nlohmann::json rows = table.json();
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0]["epoch"] == 1);
+  CHECK(rows[0]["loss"] == 0.43216);
+  CHECK(rows[1]["name"] == "bcdef");
+  test::expect_error_contains([&] { table.add_row({int64_t{1}}); }, {"report table", "1 cells", "3 columns"});
+}
+
+TEST_CASE("progress bar renders progress, loss, rate and ETA; disabled it prints nothing", "[cli]") {
+  CHECK(ProgressBar::render("epoch 1/2", 50, 100, 0.25, 2000) ==
+        "epoch 1/2 [##########..........] 50/100  loss 0.2500  2.0k items/s  ETA 0:00");
+  CHECK(ProgressBar::render("e", 0, 10, 1.0, 0) == "e [....................] 0/10  loss 1.0000  0.0 items/s");
+  std::ostringstream quiet;
+  {
+    ProgressBar bar(quiet, 10, "x", false);
+    bar.update(5, 1.0);
+    bar.finish();
+  }
+  CHECK(quiet.str().empty());
+  std::ostringstream shown;
+  ProgressBar bar(shown, 10, "x", true);
+  bar.update(10, 0.5);
+  CHECK(shown.str().rfind("\rx [####################] 10/10", 0) == 0);
+  bar.finish();
+  CHECK(shown.str().back() == '\r');
+}

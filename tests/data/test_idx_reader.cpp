@@ -1,0 +1,167 @@
+#include <zlib.h>
+
+#include <numeric>
+
+#include "data/fashion_mnist.h"
+#include "data/file_bytes.h"
+#include "data/idx_reader.h"
+#include "tests/data/temp_dir.h"
+#include "tests/support/op_contract.h"
+
+using namespace ember;
+using namespace ember::data;
+using test::expect_error_contains;
+using test::TempDir;
+using test::write_bytes;
+
+namespace {
+
+const std::string kSubset = std::string(EMBER_TEST_DATA_DIR) + "/fashion-mnist-subset";
+
+// An IDX file: magic 0x000008<ndims>, big-endian sizes, then `payload`.
+std::vector<uint8_t> idx_bytes(const std::vector<uint32_t>& dims, const std::vector<uint8_t>& payload,
+                               uint8_t type = 0x08) {
+  std::vector<uint8_t> b = {0, 0, type, static_cast<uint8_t>(dims.size())};
+  for (uint32_t d : dims)
+    for (int shift = 24; shift >= 0; shift -= 8) b.push_back(static_cast<uint8_t>(d >> shift));
+  b.insert(b.end(), payload.begin(), payload.end());
+  return b;
+}
+
+void write_gzip(const std::string& path, const std::vector<uint8_t>& bytes) {
+  gzFile f = gzopen(path.c_str(), "wb");
+  REQUIRE(f != nullptr);
+  REQUIRE(gzwrite(f, bytes.data(), static_cast<unsigned>(bytes.size())) == static_cast<int>(bytes.size()));
+  REQUIRE(gzclose(f) == Z_OK);
+}
+
+int64_t pixel_sum(const Tensor& images, int64_t index) {
+  const uint8_t* p = images.data<uint8_t>() + index * 28 * 28;
+  return std::accumulate(p, p + 28 * 28, int64_t{0});
+}
+
+}  // namespace
+
+TEST_CASE("the committed Fashion-MNIST subset reads with known values", "[data]") {
+  Dataset train = load_fashion_mnist(kSubset, Split::train);
+  CHECK(train.name == "fashion-mnist/train");
+  CHECK(train.images.shape() == Shape{2000, 1, 28, 28});
+  CHECK(train.images.dtype() == DType::u8);
+  CHECK(train.labels.shape() == Shape{2000});
+  CHECK(train.labels.dtype() == DType::i64);
+  CHECK(train.num_classes == 10);
+  // Values read from the original files with Python (scripts/make-test-subset.py prints the labels).
+  const std::vector<int64_t> labels = train.labels.to_vector<int64_t>();
+  CHECK(std::vector<int64_t>(labels.begin(), labels.begin() + 10) == std::vector<int64_t>{9, 0, 0, 3, 0, 2, 7, 2, 5, 5});
+  CHECK(labels.back() == 8);
+  std::vector<int64_t> per_class(10, 0);
+  for (int64_t l : labels) {
+    REQUIRE(l >= 0);
+    REQUIRE(l < 10);
+    ++per_class[static_cast<size_t>(l)];
+  }
+  CHECK(per_class == std::vector<int64_t>{194, 216, 202, 195, 186, 200, 194, 215, 198, 200});
+  CHECK(pixel_sum(train.images, 0) == 76247);
+  // Row 14 of the first image (an ankle boot), bytes 4..9 of it.
+  const uint8_t* row = train.images.data<uint8_t>() + 14 * 28;
+  CHECK(std::vector<int>(row + 3, row + 8) == std::vector<int>{4, 6, 7, 2, 0});
+
+  Dataset test = load_fashion_mnist(kSubset, Split::test);
+  CHECK(test.images.shape() == Shape{250, 1, 28, 28});
+  CHECK(test.labels.to_vector<int64_t>()[0] == 9);
+  CHECK(pixel_sum(test.images, 0) == 33456);
+}
+
+TEST_CASE("uncompressed IDX files read the same as gzipped ones", "[data]") {
+  TempDir dir;
+  for (const char* stem : {"train-images-idx3-ubyte", "train-labels-idx1-ubyte"})
+    write_bytes(dir.file(stem), read_file_bytes(kSubset + "/" + stem + ".gz", "test"));
+  Dataset gz = load_fashion_mnist(kSubset, Split::train);
+  Dataset raw = load_fashion_mnist(dir.path(), Split::train);
+  CHECK(raw.images.to_vector<uint8_t>() == gz.images.to_vector<uint8_t>());
+  CHECK(raw.labels.to_vector<int64_t>() == gz.labels.to_vector<int64_t>());
+  // A file we gzip ourselves reads too.
+  write_gzip(dir.file("small.gz"), idx_bytes({2, 1, 3}, {1, 2, 3, 4, 5, 6}));
+  Tensor small = read_idx_images(dir.file("small.gz"));
+  CHECK(small.shape() == Shape{2, 1, 1, 3});
+  CHECK(small.to_vector<uint8_t>() == std::vector<uint8_t>{1, 2, 3, 4, 5, 6});
+}
+
+TEST_CASE("IDX errors name the file and what is wrong", "[data]") {
+  TempDir dir;
+  const std::string p = dir.file("bad");
+  write_bytes(p, {0x12, 0x34, 0x08, 0x03, 0, 0, 0, 0});
+  expect_error_contains([&] { read_idx(p); }, {p, "magic number", "0x12340803"});
+  write_bytes(p, idx_bytes({1, 2, 2}, {1, 2, 3, 4}, 0x0D));
+  expect_error_contains([&] { read_idx(p); }, {p, "data type 0xd", "unsigned bytes"});
+  write_bytes(p, {0, 0});
+  expect_error_contains([&] { read_idx(p); }, {p, "too short", "magic number"});
+  write_bytes(p, {});
+  expect_error_contains([&] { read_idx(p); }, {p, "too short"});
+  write_bytes(p, idx_bytes({}, {}));
+  expect_error_contains([&] { read_idx(p); }, {p, "0 dimensions"});
+
+  // Truncated: the header promises 2 x 28 x 28 bytes, the file has 1000.
+  write_bytes(p, idx_bytes({2, 28, 28}, std::vector<uint8_t>(1000, 7)));
+  expect_error_contains([&] { read_idx_images(p); }, {p, "size", "1568 bytes", "has 1000", "truncated"});
+  write_bytes(p, idx_bytes({3}, {1, 2, 3, 4, 5}));
+  expect_error_contains([&] { read_idx_labels(p); }, {p, "size", "2 trailing bytes"});
+  write_bytes(p, {0, 0, 8, 3, 0, 0, 0, 2, 0, 0});  // 3 sizes announced, 1.5 present
+  expect_error_contains([&] { read_idx(p); }, {p, "truncated header"});
+  write_bytes(p, idx_bytes({0xffffffffu, 0xffffffffu, 0xffffffffu}, {}));  // sizes whose product overflows
+  expect_error_contains([&] { read_idx(p); }, {p, "size", "more than 2^64", "truncated"});
+
+  // Wrong dimension counts for images and labels.
+  write_bytes(p, idx_bytes({4}, {0, 1, 2, 3}));
+  expect_error_contains([&] { read_idx_images(p); }, {p, "expected 3 dimension", "0x00000801", "gives 1"});
+  write_bytes(p, idx_bytes({1, 2, 2}, {0, 1, 2, 3}));
+  expect_error_contains([&] { read_idx_labels(p); }, {p, "expected 1 dimension", "gives 3"});
+}
+
+TEST_CASE("gzip corruption and truncation are errors, never short reads", "[data]") {
+  TempDir dir;
+  std::vector<uint8_t> gz = test::read_bytes(kSubset + "/train-labels-idx1-ubyte.gz");
+  REQUIRE(gz.size() > 600);
+
+  const std::string truncated = dir.file("truncated.gz");
+  write_bytes(truncated, std::vector<uint8_t>(gz.begin(), gz.begin() + 600));
+  expect_error_contains([&] { read_idx_labels(truncated); }, {truncated, "truncated gzip"});
+
+  // A flipped byte inside the compressed stream: a deflate error or a CRC mismatch.
+  const std::string corrupt = dir.file("corrupt.gz");
+  std::vector<uint8_t> flipped = gz;
+  flipped[500] ^= 0x5a;
+  write_bytes(corrupt, flipped);
+  expect_error_contains([&] { read_idx_labels(corrupt); }, {corrupt, "corrupt gzip"});
+
+  // A wrong CRC-32 in the trailer alone (the data inflates fine).
+  std::vector<uint8_t> bad_crc = gz;
+  bad_crc[gz.size() - 8] ^= 0xff;
+  write_bytes(corrupt, bad_crc);
+  expect_error_contains([&] { read_idx_labels(corrupt); }, {corrupt, "corrupt gzip", "incorrect data check"});
+
+  std::vector<uint8_t> garbage = gz;
+  garbage.push_back(0x42);
+  write_bytes(corrupt, garbage);
+  expect_error_contains([&] { read_idx_labels(corrupt); }, {corrupt, "garbage after the gzip stream"});
+}
+
+TEST_CASE("Fashion-MNIST folder errors: missing files, count mismatch, bad labels", "[data]") {
+  TempDir dir;
+  expect_error_contains([&] { load_fashion_mnist(dir.path(), Split::test); },
+                        {dir.path(), "t10k-images-idx3-ubyte.gz", "t10k-images-idx3-ubyte"});
+  expect_error_contains([&] { load_fashion_mnist(dir.path() + "/nope", Split::train); }, {"nope", "train-images"});
+
+  write_bytes(dir.file("t10k-images-idx3-ubyte"), idx_bytes({3, 2, 2}, std::vector<uint8_t>(12, 1)));
+  write_bytes(dir.file("t10k-labels-idx1-ubyte"), idx_bytes({2}, {1, 2}));
+  expect_error_contains([&] { load_fashion_mnist(dir.path(), Split::test); }, {"3 images", "2 labels"});
+
+  write_bytes(dir.file("t10k-labels-idx1-ubyte"), idx_bytes({3}, {1, 12, 2}));
+  expect_error_contains([&] { load_fashion_mnist(dir.path(), Split::test); },
+                        {dir.file("t10k-labels-idx1-ubyte"), "label 12 at index 1", "0..9"});
+
+  write_bytes(dir.file("t10k-labels-idx1-ubyte"), idx_bytes({3}, {1, 9, 2}));
+  Dataset ok = load_fashion_mnist(dir.path(), Split::test);
+  CHECK(ok.images.shape() == Shape{3, 1, 2, 2});
+  CHECK(ok.labels.to_vector<int64_t>() == std::vector<int64_t>{1, 9, 2});
+}

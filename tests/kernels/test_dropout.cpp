@@ -1,0 +1,120 @@
+// dropout: the extremes p = 0 and p = 1, the 1/(1-p) scale, the keep fraction
+// on 1e5 elements, determinism from the seed, eval mode, the mask against the
+// shared predicate (kernels/dropout_math.h), and a backward that reuses the mask.
+#include <cmath>
+#include <vector>
+
+#include "core/generator.h"
+#include "kernels/dropout_math.h"
+#include "kernels/ops.h"
+#include "tests/support/op_contract.h"
+
+using namespace ember;
+using test::expect_error_contains;
+using test::expect_values;
+
+namespace {
+
+// Values in [1, 2): never zero, so an output is zero exactly where the mask dropped it.
+Tensor nonzero_input(const Shape& shape, DType dtype = kFloat32) { return rand(shape, dtype, 1.0, 2.0); }
+
+}  // namespace
+
+TEST_CASE("dropout with p = 0 is the identity and p = 1 zeroes everything", "[dropout]") {
+  const Tensor x = nonzero_input({1000});
+  test::expect_close(dropout(x, 0.0, true), x, 0, "dropout p=0");
+  expect_values(dropout(x, 1.0, true), std::vector<double>(1000, 0.0), 0, "dropout p=1");
+}
+
+TEST_CASE("dropout keeps about 1 - p of the elements, scaled by 1 / (1 - p)", "[dropout]") {
+  manual_seed(21);
+  constexpr int64_t kN = 100000;
+  for (double p : {0.1, 0.3, 0.5, 0.9}) {
+    const Tensor x = nonzero_input({kN});
+    const std::vector<double> xs = x.to_vector<double>(), ys = dropout(x, p, true).to_vector<double>();
+    int64_t kept = 0;
+    double worst = 0.0;
+    for (size_t i = 0; i < xs.size(); ++i) {
+      if (ys[i] == 0.0) continue;
+      ++kept;
+      worst = std::max(worst, std::fabs(ys[i] - xs[i] / (1.0 - p)) / std::fabs(xs[i] / (1.0 - p)));
+    }
+    INFO("p = " << p << ": kept " << kept << " of " << kN);
+    CHECK(worst <= 1e-6);  // f32 multiply by the f32-rounded scale: two roundings
+    // The kept count is Binomial(n, 1 - p): standard deviation sqrt(p (1 - p) / n) <= 0.0016 for
+    // n = 1e5; 5 standard deviations (a 1-in-1.7-million miss for a fair generator) is the tolerance.
+    const double fraction = static_cast<double>(kept) / kN;
+    CHECK(std::fabs(fraction - (1.0 - p)) <= 5.0 * std::sqrt(p * (1.0 - p) / kN));
+  }
+}
+
+TEST_CASE("dropout draws the same mask from the same seed", "[dropout]") {
+  const Tensor x = nonzero_input({4096});
+  manual_seed(7);
+  const Tensor a = dropout(x, 0.5, true);
+  const Tensor b = dropout(x, 0.5, true);  // the generator moved on: a different mask
+  manual_seed(7);
+  const Tensor c = dropout(x, 0.5, true);
+  test::expect_close(c, a, 0, "dropout same seed");
+  const std::vector<double> av = a.to_vector<double>(), bv = b.to_vector<double>();
+  int64_t differ = 0;
+  for (size_t i = 0; i < av.size(); ++i) differ += (av[i] == 0.0) != (bv[i] == 0.0);
+  CHECK(differ > 1000);  // two independent p = 0.5 masks disagree on about half of 4096 positions
+}
+
+TEST_CASE("dropout's mask is the shared Philox predicate", "[dropout]") {
+  const Tensor x = nonzero_input({1001}, kFloat64);  // not a multiple of 4: the last counter is partial
+  const GeneratorState state{1234, 56};
+  const double p = 0.4;
+  const std::vector<double> ys = kernels::dropout(x, p, state).to_vector<double>();
+  const std::vector<double> xs = x.to_vector<double>();
+  std::vector<double> expected(xs.size());
+  for (size_t i = 0; i < xs.size(); ++i)
+    expected[i] = kernels::dropout_keep(state.seed, state.offset, i, static_cast<float>(p))
+                      ? xs[i] * static_cast<double>(kernels::dropout_scale(static_cast<float>(p)))
+                      : 0.0;
+  expect_values(from_vector<double>(ys, {1001}), expected, 1e-15, "dropout vs dropout_keep");
+  CHECK(kernels::dropout_counters(1001) == 251);
+}
+
+TEST_CASE("dropout in eval mode is the identity", "[dropout]") {
+  const Tensor x = nonzero_input({64, 10});
+  const Tensor y = dropout(x, 0.5, /*training=*/false);
+  CHECK(y.is_same(x));
+}
+
+TEST_CASE("dropout's backward applies the forward mask", "[dropout]") {
+  manual_seed(8);
+  const double p = 0.25;
+  const Tensor x = nonzero_input({3, 1000}).requires_grad_();
+  const Tensor y = dropout(x, p, true);
+  const Tensor dy = nonzero_input({3, 1000});
+  y.backward(dy);
+  const std::vector<double> ys = y.to_vector<double>(), gs = dy.to_vector<double>();
+  std::vector<double> expected(ys.size());
+  for (size_t i = 0; i < ys.size(); ++i) expected[i] = ys[i] == 0.0 ? 0.0 : gs[i] / (1.0 - p);
+  expect_values(x.grad(), expected, 1e-6, "dropout backward mask");
+  // with the generator state pinned, dropout is a fixed linear map: gradcheck applies
+  const GeneratorState pinned = generator_state();
+  test::expect_gradcheck(
+      [&](auto& in) {
+        set_generator_state(pinned);
+        return dropout(in[0], 0.3, true);
+      },
+      {randn({4, 5}, kFloat64)}, "dropout");
+}
+
+TEST_CASE("dropout keeps f16 storage", "[dropout][f16]") {
+  manual_seed(9);
+  const Tensor x = nonzero_input({256}, kFloat16);
+  const Tensor y = dropout(x, 0.5, true);
+  CHECK(y.dtype() == kFloat16);
+  const std::vector<double> xs = x.to_vector<double>(), ys = y.to_vector<double>();
+  for (size_t i = 0; i < xs.size(); ++i)
+    if (ys[i] != 0.0) CHECK(ys[i] == 2.0 * xs[i]);  // scaling by 2 is exact in f16
+}
+
+TEST_CASE("dropout rejects a probability outside [0, 1]", "[dropout][errors]") {
+  expect_error_contains([] { dropout(zeros({2, 3}), 1.5, true); }, {"dropout", "1.5", "[2, 3]"});
+  expect_error_contains([] { dropout(zeros({2, 3}), -0.1, true); }, {"dropout", "-0.1"});
+}

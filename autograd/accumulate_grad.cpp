@@ -2,13 +2,28 @@
 
 #include "kernels/ops.h"
 #include "memory/category_scope.h"
+#include "memory/memory.h"
 #include "memory/empty.h"
 
 namespace ember::autograd {
 
+namespace {
+// True when nothing but the engine's own handle refers to grad's bytes, so they
+// can become .grad without a copy (PyTorch's "steal" rule).
+bool can_adopt(const Tensor& grad, const Tensor& leaf) {
+  return grad.impl_ptr().use_count() == 1 && grad.storage() && grad.storage().use_count() == 1 &&
+         grad.dtype() == leaf.dtype() && grad.device() == leaf.device() && grad.numel() == leaf.numel();
+}
+}  // namespace
+
 void accumulate_into_leaf(const Tensor& leaf, const Tensor& grad) {
   CategoryScope scope(MemoryCategory::gradient);
   Tensor existing = leaf.grad();
+  if (!existing.defined() && can_adopt(grad, leaf)) {
+    relabel(grad, MemoryCategory::gradient);
+    leaf.set_grad(grad.detach().reshape(leaf.shape()));
+    return;
+  }
   Tensor incoming = kernels::cast(grad, leaf.dtype());
   if (!existing.defined()) {
     Tensor copy = empty_like(leaf);

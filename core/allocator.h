@@ -67,6 +67,7 @@ class Buffer {
   StreamHandle stream() const { return stream_; }
 
  private:
+  friend class Allocator;
   void swap(Buffer& o) noexcept;
 
   void* data_ = nullptr;
@@ -87,6 +88,9 @@ class Allocator {
   // Marks `buffer` as used on `stream` too: when it is freed, its memory is
   // reused only after the work queued on that stream so far is done.
   virtual void record_stream(const Buffer& /*buffer*/, StreamHandle /*stream*/) {}
+  // Moves a live buffer's bytes to another category (the autograd engine adopts a
+  // temporary as a parameter's .grad instead of copying it).
+  virtual void relabel(Buffer& buffer, MemoryCategory category) { set_buffer_category(buffer, category); }
   virtual std::string name() const = 0;
 
  protected:
@@ -94,6 +98,7 @@ class Allocator {
   // Called by ~Buffer; must not throw.
   virtual void release(void* data, size_t bytes, Device device, MemoryCategory category,
                        StreamHandle stream) noexcept = 0;
+  static void set_buffer_category(Buffer& buffer, MemoryCategory category) { buffer.category_ = category; }
 };
 
 }  // namespace ember

@@ -288,6 +288,20 @@ void CachingAllocator::record_stream(const Buffer& buffer, StreamHandle stream) 
     block->stream_uses.push_back(stream);
 }
 
+void CachingAllocator::relabel(Buffer& buffer, MemoryCategory category) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = allocated_.find(buffer.data());
+  EMBER_CHECK(it != allocated_.end(), "relabel: the buffer was not allocated by " << name());
+  Block* block = it->second;
+  const auto n = static_cast<int64_t>(block->size);
+  notify_allocation_observer(false, block->ptr, n, block->category, nullptr, buffer.device(), stats_);
+  stats_.by_category[static_cast<size_t>(block->category)].decrease(n);
+  stats_.by_category[static_cast<size_t>(category)].increase(n);
+  block->category = category;
+  notify_allocation_observer(true, block->ptr, n, category, nullptr, buffer.device(), stats_);
+  set_buffer_category(buffer, category);
+}
+
 MemoryStats CachingAllocator::stats() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return stats_;

@@ -36,6 +36,7 @@ class CachingAllocator final : public DeviceAllocator {
   Buffer allocate(const AllocationRequest& request) override;
   void empty_cache() override;
   void record_stream(const Buffer& buffer, StreamHandle stream) override;
+  void relabel(Buffer& buffer, MemoryCategory category) override;
   std::string name() const override { return "caching(" + backend_->name() + ")"; }
   MemoryStats stats() const override;
   void reset_peak_stats() override;

@@ -45,6 +45,16 @@ void DirectAllocator::release(void* data, size_t bytes, Device device, MemoryCat
   notify_allocation_observer(false, data, n, category, nullptr, device, stats_);
 }
 
+void DirectAllocator::relabel(Buffer& buffer, MemoryCategory category) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto n = static_cast<int64_t>(buffer.bytes());
+  notify_allocation_observer(false, buffer.data(), n, buffer.category(), nullptr, buffer.device(), stats_);
+  stats_.by_category[static_cast<size_t>(buffer.category())].decrease(n);
+  stats_.by_category[static_cast<size_t>(category)].increase(n);
+  notify_allocation_observer(true, buffer.data(), n, category, nullptr, buffer.device(), stats_);
+  set_buffer_category(buffer, category);
+}
+
 MemoryStats DirectAllocator::stats() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return stats_;

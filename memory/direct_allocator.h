@@ -18,6 +18,7 @@ class DirectAllocator final : public DeviceAllocator {
   std::string name() const override { return "direct(" + backend_->name() + ")"; }
   RawBackend& backend() override { return *backend_; }
 
+  void relabel(Buffer& buffer, MemoryCategory category) override;
   MemoryStats stats() const override;
   void reset_peak_stats() override;
 

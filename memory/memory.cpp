@@ -61,6 +61,12 @@ MemoryStats memory_stats(Device device) { return allocator_for(device).stats(); 
 void reset_peak_stats(Device device) { allocator_for(device).reset_peak_stats(); }
 void empty_cache(Device device) { allocator_for(device).empty_cache(); }
 
+void relabel(const Tensor& t, MemoryCategory category) {
+  Buffer& buffer = t.storage()->buffer;
+  if (buffer.data() == nullptr || buffer.category() == category) return;
+  allocator_for(t.device()).relabel(buffer, category);
+}
+
 void set_cpu_memory_limit(size_t bytes) { allocator_for(kCPU).backend().set_capacity(bytes); }
 
 std::string memory_summary(Device device) {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/device.h"
+#include "core/tensor.h"
 #include "memory/category_scope.h"
 #include "memory/device_allocator.h"
 #include "memory/out_of_memory.h"
@@ -24,5 +25,7 @@ std::string memory_summary(Device device = kCPU);
 // --memory-limit set), so a CPU-only student meets a realistic out-of-memory.
 // 0 removes the cap.
 void set_cpu_memory_limit(size_t bytes);
+// Moves the bytes of t's storage to another category (stats and recorder follow).
+void relabel(const Tensor& t, MemoryCategory category);
 
 }  // namespace ember

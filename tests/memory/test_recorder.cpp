@@ -1,0 +1,119 @@
+// The recorder sees every allocation with its category, phase, op and shape;
+// the HTML and trace exports hold what a student needs to read a step.
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "autograd/grad_mode.h"
+#include "memory/memory.h"
+#include "memory/report.h"
+#include "tests/support/op_contract.h"
+
+using namespace ember;
+
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A tiny training step with the phases a real loop sets.
+void tiny_step(Tensor w) {
+  Tensor loss;
+  {
+    PhaseScope phase(Phase::forward);
+    CategoryScope category(MemoryCategory::activation);
+    Tensor x = randn({64, 128});
+    loss = sum(tanh(matmul(x, w)));
+  }
+  loss.backward();
+  {
+    PhaseScope phase(Phase::optimizer);
+    NoGradGuard no_grad;
+    w.add_(w.grad(), -0.01);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("the recorder tracks categories, phases, the peak and its largest allocations", "[recorder]") {
+  Tensor w;
+  {
+    CategoryScope scope(MemoryCategory::parameter);
+    w = randn({128, 256}).requires_grad_();
+  }
+  MemoryRecorder recorder(kCPU);
+  recorder.start();
+  for (int step = 0; step < 2; ++step) {
+    recorder.set_step(step);
+    tiny_step(w);
+    w.zero_grad();
+  }
+  recorder.stop();
+  const auto samples = recorder.samples();
+  REQUIRE(!samples.empty());
+  bool saw_forward = false, saw_backward = false;
+  for (const auto& s : samples) {
+    saw_forward |= s.phase == Phase::forward;
+    saw_backward |= s.phase == Phase::backward;
+    for (int64_t bytes : s.by_category) CHECK(bytes >= 0);
+  }
+  CHECK(saw_forward);
+  CHECK(saw_backward);
+  // The parameter existed before recording started and is counted from the allocator's stats.
+  const auto param = static_cast<size_t>(MemoryCategory::parameter);
+  CHECK(samples.front().by_category[param] >= 128 * 256 * 4);
+  const auto& peak = recorder.peak();
+  CHECK(peak.allocated >= 128 * 256 * 4 + 64 * 256 * 4);
+  const auto largest = recorder.largest_at_peak();
+  REQUIRE(!largest.empty());
+  CHECK(largest.size() <= 10);
+  for (size_t i = 1; i < largest.size(); ++i) CHECK(largest[i - 1].bytes >= largest[i].bytes);
+  // matmul's output dies once tanh has run (tanh saves only its own output), so at the
+  // peak the largest live activation is tanh's [64, 256] output.
+  bool saw_tanh = false;
+  for (const auto& a : largest) INFO(a.op << " " << a.shape << " " << category_name(a.category) << " " << a.bytes);
+  std::ostringstream listing;
+  for (const auto& a : largest) listing << a.op << " " << a.shape << " " << category_name(a.category) << " " << a.bytes << "\n";
+  INFO(listing.str());
+  for (const auto& a : largest) saw_tanh |= a.op == std::string("tanh") && a.shape == "[64, 256]";
+  CHECK(saw_tanh);
+  const size_t events_before = recorder.samples().size();
+  Tensor after_stop = randn({10});
+  CHECK(recorder.samples().size() == events_before);  // stopped means stopped
+}
+
+TEST_CASE("the HTML report and the Chrome trace are complete", "[recorder]") {
+  Tensor w = randn({128, 256}).requires_grad_();
+  MemoryRecorder recorder(kCPU);
+  recorder.start();
+  tiny_step(w);
+  recorder.stop();
+  const std::string html_path = "test_recorder_report.html", trace_path = "test_recorder_trace.json";
+  write_memory_report_html(html_path, recorder, "tiny step", memory_summary(kCPU));
+  const std::string html = read_file(html_path);
+  CHECK(html.find("<svg") != std::string::npos);
+  CHECK(html.find("<polygon") != std::string::npos);
+  CHECK(html.find("peak") != std::string::npos);
+  CHECK(html.find("activation") != std::string::npos);
+  CHECK(html.find("tanh") != std::string::npos);
+  CHECK(html.find("reserved") != std::string::npos);
+  write_memory_trace_json(trace_path, recorder);
+  const auto trace = nlohmann::json::parse(read_file(trace_path));
+  REQUIRE(trace.contains("traceEvents"));
+  int counters = 0, slices = 0;
+  for (const auto& e : trace["traceEvents"]) {
+    counters += e["ph"] == "C";
+    slices += e["ph"] == "X";
+  }
+  CHECK(counters >= 2);
+  CHECK(slices >= 2);
+  std::remove(html_path.c_str());
+  std::remove(trace_path.c_str());
+  test::expect_error_contains([&] { write_memory_trace_json("/nonexistent-dir/x.json", recorder); },
+                              {"/nonexistent-dir/x.json"});
+}

@@ -8,6 +8,7 @@
 #include "data/prefetcher.h"
 #include "data/sampler.h"
 #include "memory/category_scope.h"
+#include "memory/allocation_observer.h"
 #include "memory/empty.h"
 
 namespace ember::data {
@@ -85,6 +86,7 @@ DataLoader::Iterator DataLoader::end() { return Iterator(); }
 
 Batch DataLoader::make_host_batch(int64_t k) {
   CategoryScope scope(MemoryCategory::data);
+  PhaseScope phase(Phase::data);
   const int64_t n = dataset_.size();
   const int64_t first = k * options_.batch_size;
   const int64_t count = std::min(options_.batch_size, n - first);
@@ -112,6 +114,7 @@ Batch DataLoader::make_host_batch(int64_t k) {
 
 Batch DataLoader::to_device(Batch host) {
   CategoryScope scope(MemoryCategory::data);
+  PhaseScope phase(Phase::data);
   PinnedBuffer& staging = staging_[static_cast<size_t>(host.index) % staging_.size()];
   Batch batch;
   batch.index = host.index;

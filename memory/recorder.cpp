@@ -63,6 +63,7 @@ void MemoryRecorder::on_event(const AllocationEvent& event) noexcept {
     s.step = step_;
     s.phase = phase;
     s.allocate = event.allocate;
+    s.address = reinterpret_cast<uintptr_t>(event.ptr);
     s.bytes = event.bytes;
     s.category = event.category;
     s.by_category = live_by_category_;

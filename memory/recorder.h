@@ -26,6 +26,7 @@ class MemoryRecorder final : public AllocationObserver {
     int step = 0;
     Phase phase = Phase::other;
     bool allocate = true;
+    uintptr_t address = 0;  // pairs a free with its allocation (replays, e.g. bench/memory)
     int64_t bytes = 0;
     MemoryCategory category = MemoryCategory::temporary;
     std::array<int64_t, kNumMemoryCategories> by_category{};  // live bytes after the event

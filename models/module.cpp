@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "kernels/ops.h"
 #include "memory/category_scope.h"
+#include "memory/allocation_observer.h"
 #include "memory/empty.h"
 #include "optim/optimizer.h"
 
@@ -39,6 +40,7 @@ void replace_data(const Tensor& t, Device device, std::optional<DType> dtype, Me
 
 Tensor Module::forward(const Tensor& x) {
   CategoryScope scope(MemoryCategory::activation);
+  PhaseScope phase(Phase::forward);
   return forward_impl(x);
 }
 

@@ -5,6 +5,7 @@
 #include "autograd/grad_mode.h"
 #include "core/error.h"
 #include "memory/category_scope.h"
+#include "memory/allocation_observer.h"
 
 namespace ember::optim {
 
@@ -26,6 +27,7 @@ void Optimizer::step() {
   // Updates are not part of any graph, and their state is optimizer memory.
   NoGradGuard no_grad;
   CategoryScope scope(MemoryCategory::optimizer_state);
+  PhaseScope phase(Phase::optimizer);
   step_impl();
 }
 

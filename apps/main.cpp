@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "apps/eval_command.h"
 #include "apps/train_command.h"
 #include "core/error.h"
 
@@ -11,6 +12,10 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   ember::apps::TrainOptions train_options;
   CLI::App* train = ember::apps::add_train_command(app, train_options);
+  ember::apps::EvalOptions eval_options;
+  CLI::App* eval = ember::apps::add_eval_command(app, eval_options);
+  ember::apps::BenchTrainOptions bench_options;
+  CLI::App* bench = ember::apps::add_bench_train_command(app, bench_options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -18,6 +23,11 @@ int main(int argc, char** argv) {
   }
   try {
     if (train->parsed()) return ember::apps::train_command(train_options, std::cout);
+    if (eval->parsed()) return ember::apps::eval_command(eval_options, std::cout);
+    if (bench->parsed()) {
+      ember::apps::bench_train_command(bench_options, std::cout);
+      return 0;
+    }
   } catch (const ember::Error& e) {
     std::cerr << "ember: error: " << e.what() << "\n";
     return 1;

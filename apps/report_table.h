@@ -2,10 +2,10 @@
 // An aligned text table whose rows can also be emitted as JSON objects, so a
 // command prints the same numbers for people and for scripts (--json).
 //
-//   ember::apps::ReportTable table({{"epoch", "epoch", 5}, {"loss", "loss", 8, 4}, {"accuracy", "acc %", 7, 2}});
-//   std::cout << table.header();                         // "epoch      loss   acc %\n-----..."
-//   std::cout << table.add_row({int64_t{1}, 0.4321, 97.5});   // "    1    0.4321   97.50\n"
-//   nlohmann::ordered_json rows = table.json();           // [{"epoch": 1, "loss": 0.4321, "accuracy": 97.5}]
+//   ember::apps::ReportTable table({{"epoch", "epoch", 5, 0}, {"loss", "loss", 8, 4}, {"acc", "acc %", 7, 2}});
+//   std::cout << table.header();                            // "epoch      loss    acc %\n-----..."
+//   std::cout << table.add_row({int64_t{1}, 0.4321, 97.5});  // "    1    0.4321    97.50\n"
+//   nlohmann::ordered_json rows = table.json();              // [{"epoch": 1, "loss": 0.4321, "acc": 97.5}]
 #include <cstdint>
 #include <string>
 #include <variant>

@@ -10,6 +10,7 @@
 
 #include "apps/progress_bar.h"
 #include "apps/report_table.h"
+#include "apps/train_setup.h"
 #include "autograd/grad_mode.h"
 #include "autograd/ops.h"
 #include "core/cuda_runtime.h"
@@ -21,6 +22,7 @@
 #include "models/zoo.h"
 #include "optim/lr_schedule.h"
 #include "optim/sgd.h"
+#include "optim/optimizer.h"
 
 namespace ember::apps {
 
@@ -37,29 +39,63 @@ Device choose_device(const std::string& spec) {
   return device;
 }
 
-// Accuracy over every batch of `loader`, in eval mode and without a graph.
-double evaluate(nn::Module& model, data::DataLoader& loader) {
-  NoGradGuard no_grad;
-  model.eval();
-  int64_t correct = 0, seen = 0;
-  for (data::Batch& batch : loader) {
-    correct += models::count_correct(model.forward(batch.images), batch.labels);
-    seen += batch.size();
-  }
-  model.train();
-  return seen > 0 ? static_cast<double>(correct) / static_cast<double>(seen) : 0.0;
+// Peak bytes of each memory category this epoch, in MiB, as JSON.
+nlohmann::ordered_json peak_by_category(Device device) {
+  const MemoryStats stats = memory_stats(device);
+  nlohmann::ordered_json j;
+  for (int c = 0; c < kNumMemoryCategories; ++c)
+    j[category_name(static_cast<MemoryCategory>(c))] = static_cast<double>(stats.by_category[c].peak) / kBytesPerMiB;
+  return j;
 }
 
 }  // namespace
 
+Evaluation evaluate_model(nn::Module& model, data::DataLoader& loader) {
+  NoGradGuard no_grad;
+  model.eval();
+  int64_t correct = 0, seen = 0;
+  double loss_sum = 0.0;
+  for (data::Batch& batch : loader) {
+    const Tensor logits = model.forward(batch.images);
+    correct += models::count_correct(logits, batch.labels);
+    loss_sum += static_cast<double>(cross_entropy(logits, batch.labels).item<float>()) * static_cast<double>(batch.size());
+    seen += batch.size();
+  }
+  model.train();
+  Evaluation e;
+  if (seen > 0) {
+    e.accuracy = static_cast<double>(correct) / static_cast<double>(seen);
+    e.loss = loss_sum / static_cast<double>(seen);
+  }
+  return e;
+}
+
+TrainOptions with_recipe(TrainOptions o) {
+  const Recipe r = default_recipe(o.model);
+  if (o.epochs <= 0) o.epochs = r.epochs;
+  if (o.batch <= 0) o.batch = r.batch;
+  if (o.lr < 0) o.lr = r.lr;
+  if (o.weight_decay < 0) o.weight_decay = r.weight_decay;
+  if (o.optimizer.empty()) o.optimizer = r.optimizer;
+  if (o.schedule.empty()) o.schedule = r.schedule;
+  o.nesterov = o.nesterov && r.nesterov;
+  return o;
+}
+
 CLI::App* add_train_command(CLI::App& app, TrainOptions& o) {
-  CLI::App* cmd = app.add_subcommand("train", "Train a model with SGD and report loss and accuracy per epoch");
+  CLI::App* cmd = app.add_subcommand("train", "Train a model and report loss and accuracy per epoch");
   cmd->add_option("--model", o.model, "Model from the zoo")
       ->check(CLI::IsMember(models::model_names()))
       ->capture_default_str();
-  cmd->add_option("--data", o.data, "Dataset: spirals | blobs (synthetic, generated from --seed)")
-      ->check(CLI::IsMember({"spirals", "blobs"}))
+  cmd->add_option("--data", o.data, "Dataset: fashion-mnist | spirals | blobs (synthetic, generated from --seed)")
+      ->check(CLI::IsMember(data_names()))
       ->capture_default_str();
+  cmd->add_option("--data-dir", o.data_dir, "Fashion-MNIST folder (default /usr/share/datasets/fashion-mnist)");
+  cmd->add_option("--optimizer", o.optimizer, "sgd | adam | adamw (default: the model's recipe)")
+      ->check(CLI::IsMember({"sgd", "adam", "adamw"}));
+  cmd->add_flag("!--no-nesterov", o.nesterov, "Plain momentum instead of the recipe's Nesterov momentum");
+  cmd->add_option("--save", o.save, "Write the weights (safetensors) after each epoch");
+  cmd->add_option("--load", o.load, "Read the weights (safetensors) before training");
   cmd->add_option("--samples-per-class", o.samples_per_class, "Synthetic data: points per class")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
@@ -69,28 +105,30 @@ CLI::App* add_train_command(CLI::App& app, TrainOptions& o) {
   cmd->add_option("--noise", o.noise, "Synthetic data: spirals' angle jitter (radians) / blobs' std")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  cmd->add_option("--epochs", o.epochs, "Passes over the training set")->check(CLI::PositiveNumber)->capture_default_str();
-  cmd->add_option("--batch", o.batch, "Mini-batch size")->check(CLI::PositiveNumber)->capture_default_str();
-  cmd->add_option("--lr", o.lr, "Learning rate")->check(CLI::NonNegativeNumber)->capture_default_str();
+  cmd->add_option("--epochs", o.epochs, "Passes over the training set (default: the model's recipe)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--batch", o.batch, "Mini-batch size (default: the model's recipe)")->check(CLI::PositiveNumber);
+  cmd->add_option("--lr", o.lr, "(Peak) learning rate (default: the model's recipe)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--momentum", o.momentum, "SGD momentum")->check(CLI::Range(0.0, 1.0))->capture_default_str();
-  cmd->add_option("--weight-decay", o.weight_decay, "L2 weight decay")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
-  cmd->add_option("--schedule", o.schedule, "Learning-rate schedule, per step: constant | step | cosine | onecycle")
-      ->check(CLI::IsMember({"constant", "step", "cosine", "onecycle"}))
-      ->capture_default_str();
+  cmd->add_option("--weight-decay", o.weight_decay, "L2 weight decay (default: the model's recipe)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--schedule", o.schedule,
+                  "Learning-rate schedule, per step: constant | step | cosine | onecycle (default: the recipe's)")
+      ->check(CLI::IsMember({"constant", "step", "cosine", "onecycle"}));
   cmd->add_option("--device", o.device, "cpu | cuda | cuda:N (default: cuda when a GPU is available, else cpu)");
   cmd->add_option("--threads", o.threads, "CPU threads (0: OpenMP default)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd->add_option("--seed", o.seed, "Seed for data, initialisation and shuffling")->capture_default_str();
+  cmd->add_flag("!--no-progress", o.progress, "Hide the progress bar (it is also hidden when stdout is not a terminal)");
   cmd->add_flag("--json", o.json, "Print one JSON document instead of the table and progress bar");
   cmd->add_option("--min-accuracy", o.min_accuracy, "Exit with code 2 if the final accuracy is below this fraction")
       ->check(CLI::Range(0.0, 1.0));
   return cmd;
 }
 
-TrainSummary run_train(const TrainOptions& o, std::ostream& out) {
+TrainSummary run_train(const TrainOptions& options, std::ostream& out) {
+  const TrainOptions o = with_recipe(options);
   const Clock::time_point run_start = Clock::now();
   if (o.threads > 0) omp_set_num_threads(o.threads);
   manual_seed(o.seed);
@@ -101,37 +139,43 @@ TrainSummary run_train(const TrainOptions& o, std::ostream& out) {
   data_options.classes = o.classes;
   data_options.noise = o.noise;
   data_options.seed = o.seed;
-  const data::Dataset dataset = data::make_synthetic(o.data, data_options);
+  const TrainData train_data = load_train_data(o.data, o.data_dir, data_options);
+  const data::Dataset& dataset = train_data.train;
   const int64_t n = dataset.size();
 
-  std::vector<int64_t> sample_sizes = dataset.images.sizes();
-  sample_sizes.erase(sample_sizes.begin());
-  std::shared_ptr<nn::Module> model = models::make_model(o.model, Shape(sample_sizes), dataset.num_classes);
+  std::shared_ptr<nn::Module> model = models::make_model(o.model, sample_shape(dataset), dataset.num_classes);
+  if (!o.load.empty()) load_weights(o.load, *model);
   model->to(device);
-  optim::SGD sgd(model->parameters(), optim::SgdOptions(o.lr).momentum(o.momentum).weight_decay(o.weight_decay));
+  model->train();
+  const std::unique_ptr<optim::Optimizer> optimizer =
+      make_optimizer(o.optimizer, model->parameters(), o.lr, o.momentum, o.nesterov, o.weight_decay);
+  optim::Optimizer& sgd = *optimizer;
 
-  data::DataLoaderOptions train_options;
-  train_options.batch_size = o.batch;
-  train_options.shuffle = true;
-  train_options.seed = o.seed;
-  train_options.device = device;
-  data::DataLoader train_loader(dataset, train_options);
-  data::DataLoaderOptions eval_options = train_options;
-  eval_options.batch_size = kEvalBatch;
-  eval_options.shuffle = false;
-  data::DataLoader eval_loader(dataset, eval_options);
+  data::DataLoader train_loader(dataset, loader_options(train_data, o.batch, true, o.seed, device));
+  data::DataLoader eval_loader(train_data.test, loader_options(train_data, kEvalBatch, false, o.seed, device));
 
   ReportTable table({{"epoch", "epoch", 5, 0},
                      {"loss", "loss", 8, 4},
                      {"accuracy_percent", "train acc %", 11, 2},
+                     {"test_accuracy_percent", "test acc %", 10, 2},
                      {"seconds", "time s", 7, 2},
-                     {"samples_per_s", "samples/s", 10, 0},
-                     {"peak_mib", "peak MiB", 9, 2}});
+                     {"samples_per_s", "images/s", 10, 0},
+                     {"peak_mib", "peak MiB", 9, 2},
+                     {"peak_param_mib", "param", 7, 2},
+                     {"peak_grad_mib", "grad", 7, 2},
+                     {"peak_optim_mib", "optim", 7, 2},
+                     {"peak_act_mib", "act", 7, 2},
+                     {"peak_data_mib", "data", 7, 2}});
+  nlohmann::ordered_json peaks = nlohmann::ordered_json::array();
   const bool show_progress = o.progress && !o.json && &out == &std::cout && ProgressBar::stdout_is_terminal();
   if (!o.json) {
     out << "ember train: " << model->name() << " (" << model->num_parameters() << " parameters) on " << o.data
-        << " (" << n << " samples, " << dataset.num_classes << " classes), " << device.str() << ", SGD lr " << o.lr
-        << " momentum " << o.momentum << " (" << o.schedule << "), batch " << o.batch << "\n"
+        << " (" << n << " samples, " << dataset.num_classes << " classes), " << device.str() << ", " << o.optimizer
+        << " lr " << o.lr << (o.optimizer == "sgd" ? " momentum " : "");
+    if (o.optimizer == "sgd") out << o.momentum;
+    out
+        << (o.optimizer == "sgd" && o.nesterov ? " nesterov" : "") << " wd " << o.weight_decay << " ("
+        << o.schedule << "), batch " << o.batch << ", " << o.epochs << " epochs\n"
         << table.header() << std::flush;
   }
 
@@ -140,12 +184,16 @@ TrainSummary run_train(const TrainOptions& o, std::ostream& out) {
       optim::make_schedule(o.schedule, o.lr, train_loader.batches_per_epoch() * o.epochs);
   int64_t step = 0;
   for (int epoch = 1; epoch <= o.epochs; ++epoch) {
+    reset_peak_stats(device);
     const Clock::time_point epoch_start = Clock::now();
+    int64_t train_correct = 0;
     ProgressBar bar(out, n, "epoch " + std::to_string(epoch) + "/" + std::to_string(o.epochs), show_progress);
     double loss_sum = 0.0;
     int64_t done = 0;
     for (data::Batch& batch : train_loader) {
-      Tensor loss = cross_entropy(model->forward(batch.images), batch.labels);
+      const Tensor logits = model->forward(batch.images);
+      Tensor loss = cross_entropy(logits, batch.labels);
+      train_correct += models::count_correct(logits.detach(), batch.labels);
       sgd.zero_grad();
       schedule->apply(sgd, step++);
       loss.backward();
@@ -157,10 +205,16 @@ TrainSummary run_train(const TrainOptions& o, std::ostream& out) {
     bar.finish();
     const double seconds = std::chrono::duration<double>(Clock::now() - epoch_start).count();
     summary.final_loss = loss_sum / static_cast<double>(n);
-    summary.final_accuracy = evaluate(*model, eval_loader);
     const double peak_mib = static_cast<double>(memory_stats(device).allocated_bytes.peak) / kBytesPerMiB;
-    const std::string row = table.add_row({int64_t{epoch}, summary.final_loss, 100.0 * summary.final_accuracy,
-                                           seconds, static_cast<double>(n) / seconds, peak_mib});
+    const nlohmann::ordered_json peak = peak_by_category(device);
+    summary.final_accuracy = evaluate_model(*model, eval_loader).accuracy;
+    const std::string row = table.add_row(
+        {int64_t{epoch}, summary.final_loss, 100.0 * static_cast<double>(train_correct) / static_cast<double>(n),
+         100.0 * summary.final_accuracy, seconds, static_cast<double>(n) / seconds, peak_mib,
+         peak["parameter"].get<double>(), peak["gradient"].get<double>(), peak["optimizer_state"].get<double>(),
+         peak["activation"].get<double>(), peak["data"].get<double>()});
+    peaks.push_back(peak);
+    if (!o.save.empty()) save_weights(o.save, *model, {{"model", o.model}, {"epoch", std::to_string(epoch)}});
     if (!o.json) out << row << std::flush;
   }
   summary.seconds = std::chrono::duration<double>(Clock::now() - run_start).count();
@@ -172,18 +226,20 @@ TrainSummary run_train(const TrainOptions& o, std::ostream& out) {
                     {"samples", n},
                     {"classes", dataset.num_classes},
                     {"device", device.str()},
-                    {"optimizer", {{"name", "sgd"}, {"lr", o.lr}, {"momentum", o.momentum},
-                                   {"weight_decay", o.weight_decay}, {"schedule", o.schedule}}},
+                    {"optimizer", {{"name", o.optimizer}, {"lr", o.lr}, {"momentum", o.momentum},
+                                   {"nesterov", o.nesterov}, {"weight_decay", o.weight_decay},
+                                   {"schedule", o.schedule}}},
                     {"batch", o.batch},
                     {"seed", o.seed},
                     {"epochs", table.json()},
+                    {"peak_mib_by_category", peaks},
                     {"final_accuracy", summary.final_accuracy},
                     {"final_loss", summary.final_loss},
                     {"seconds", summary.seconds}};
   if (o.json) {
     out << summary.report.dump(2) << "\n";
   } else {
-    out << "final training accuracy " << std::fixed << std::setprecision(2) << 100.0 * summary.final_accuracy
+    out << "final " << (train_data.test.name == dataset.name ? "training" : "test") << " accuracy " << std::fixed << std::setprecision(2) << 100.0 * summary.final_accuracy
         << "% after " << o.epochs << " epochs (" << summary.seconds << " s)\n";
   }
   return summary;

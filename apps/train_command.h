@@ -18,20 +18,33 @@ namespace CLI {
 class App;
 }
 
+namespace ember::data {
+class DataLoader;
+}
+namespace ember::nn {
+class Module;
+}
+
 namespace ember::apps {
 
 struct TrainOptions {
-  std::string model = "mlp";
-  std::string data = "spirals";  // spirals | blobs
+  std::string model = "convnet";
+  std::string data = "fashion-mnist";  // fashion-mnist | spirals | blobs
+  std::string data_dir;                // fashion-mnist folder; empty: data::kFashionMnistDir
   int64_t samples_per_class = 500;
   int64_t classes = 3;
   double noise = 0.2;  // synthetic data: see data::SyntheticOptions
-  int epochs = 20;
-  int64_t batch = 64;
-  double lr = 0.1;
+  // Left at these "unset" values, the next six come from the model's recipe (apps/train_setup.h).
+  int epochs = 0;
+  int64_t batch = 0;
+  double lr = -1.0;
+  double weight_decay = -1.0;
+  std::string optimizer;  // sgd | adam | adamw
+  std::string schedule;   // optim::make_schedule: constant | step | cosine | onecycle
   double momentum = 0.9;
-  double weight_decay = 0.0;
-  std::string schedule = "cosine";  // optim::make_schedule: constant | step | cosine | onecycle
+  bool nesterov = true;   // SGD only, when the recipe uses it
+  std::string save;       // safetensors file written after each epoch
+  std::string load;       // safetensors file read before training
   std::string device;  // empty: cuda when a GPU is available, else cpu
   int threads = 0;     // CPU threads; 0 keeps OpenMP's default
   uint64_t seed = 0;
@@ -41,14 +54,23 @@ struct TrainOptions {
 };
 
 struct TrainSummary {
-  double final_accuracy = 0.0;  // on the training set, after the last epoch, in eval mode
+  double final_accuracy = 0.0;  // on the test set (synthetic data: the training set), after the last epoch, in eval mode
   double final_loss = 0.0;      // mean training loss of the last epoch
   double seconds = 0.0;
-  nlohmann::ordered_json report;        // what --json prints
+  nlohmann::ordered_json report;  // what --json prints
 };
+
+struct Evaluation {
+  double accuracy = 0.0;
+  double loss = 0.0;  // mean cross entropy
+};
+// Accuracy and loss over every batch of `loader`, in eval mode under NoGradGuard (train mode restored).
+Evaluation evaluate_model(nn::Module& model, data::DataLoader& loader);
 
 // Registers the `train` subcommand, filling `options` when parsed.
 CLI::App* add_train_command(CLI::App& app, TrainOptions& options);
+// Fills the unset fields of `options` from default_recipe(options.model).
+TrainOptions with_recipe(TrainOptions options);
 // Runs the training and prints to `out` (a table, or JSON with options.json).
 TrainSummary run_train(const TrainOptions& options, std::ostream& out);
 // run_train, then the exit code: 0, or 2 when the accuracy is below options.min_accuracy.

@@ -7,6 +7,7 @@
 //
 // Momentum buffers are allocated on the first step that sees a gradient
 // (category optimizer_state); that step copies the gradient into the buffer.
+// Move the model (Module::to) before its first step: buffers stay where they were made.
 #include <vector>
 
 #include "kernels/ops.h"

@@ -28,6 +28,7 @@
 #                          bench peer (default: all)
 #   GPU_CHECK_ALLOW_NO_GPU 1: run without a GPU (a dry run: GPU steps are skipped)
 #   GPU_CHECK_BUILD_DIR    build folder (default build-gpu-check)
+#   GPU_CHECK_BUILD_CAP_S  seconds the build may take (default 360)
 #   GPU_CHECK_BENCHES      benchmark programs under <build>/bench (default bench_matmul)
 #   GPU_CHECK_BENCH_FILTER --benchmark_filter for them (default cuda)
 #   GPU_CHECK_PYTHON       the Python with PyTorch (default python3)
@@ -131,7 +132,7 @@ run_step() {
 }
 # record NAME RC DETAIL SECONDS: one summary row; a non-zero RC counts as a failure.
 record() {
-  local result=$3
+  local result=${3:-ok}
   if [ "$2" -eq 124 ]; then
     result="TIMEOUT${3:+: $3}"
   elif [ "$2" -ne 0 ]; then
@@ -209,7 +210,7 @@ if wants configure; then
   grep -E "ember:|CuDNN|CUDA" "$logs/build.log" | grep -v "^==" | tail -8
 fi
 if wants build; then
-  run_step build 360 "$logs/build.log" cmake --build "$build" -j "$(nproc)"
+  run_step build "${GPU_CHECK_BUILD_CAP_S:-360}" "$logs/build.log" cmake --build "$build" -j "$(nproc)"
   record build "$step_rc" "$(grep -c '\.cu\.o' "$build/.ninja_log" 2>/dev/null) .cu files compiled" "$step_s"
   if [ "$step_rc" -eq 0 ]; then build_ok=1; else tail -40 "$logs/build.log"; fi
 elif [ -x "$build/tests/ember_tests" ]; then

@@ -23,7 +23,7 @@ app=ember  # the executable (apps/); its CMake target is ember_cli
 cmake --build "$build_dir" -j "${EMBER_JOBS:-$(nproc)}" --target ember_cli
 
 # ---- THE DEFAULT TRAINING RUN (one line; change the model/data here) ----
-defaults=(--model mlp --data spirals)
+defaults=(--model convnet --data fashion-mnist)
 
 # A default applies only when the caller did not pass that flag (CLI11 rejects a
 # repeated single-value option).

@@ -1,6 +1,7 @@
 // CPU conv2d, forward and backward, NCHW, groups = 1. Policy:
 //   - im2col per image into a per-thread column buffer [C*KH*KW, OH*OW], then one
-//     GEMM per image through Eigen maps (EIGEN_USE_BLAS: an OpenBLAS sgemm/dgemm):
+//     GEMM per image through Eigen maps (EIGEN_USE_BLAS: an OpenBLAS sgemm/dgemm);
+//     a "same" convolution's im2col row is one block copy plus edge zeroing:
 //       forward      y[n]    = W [OC, CKK] * cols[n]          (+ bias per row)
 //       weight grad  dW     += dy[n] [OC, P] * cols[n]^T      (one partial dW per thread)
 //       input grad   dcols   = W^T * dy[n], then col2im adds dcols into dx[n]
@@ -41,7 +42,7 @@ using ConstMatrixMap = Eigen::Map<const RowMatrix<T>>;
 // ceil(a / b) for b > 0 and any sign of a.
 int64_t ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
 
-// The output columns ow whose input column ow*stride + offset lies inside [0, in_w).
+// The outputs o whose input index o*stride + offset lies inside [0, in_size).
 struct ValidRange {
   int64_t begin, end;
 };
@@ -51,82 +52,120 @@ ValidRange valid_outputs(int64_t offset, int64_t stride, int64_t in_size, int64_
   return {begin, end};
 }
 
-// Walks the column matrix of one image row by row (c, kh, kw) and output row by output row,
-// calling visit(col_segment, src_row, ow_range) for segments inside the image and
-// pad(col_segment) for output rows that fall entirely in the padding. Both im2col and col2im
-// use it, so the two are exact transposes by construction (conv_geometry.h's im2col_source
-// states the same mapping per element; the tests check them against each other).
-template <class T, class Visit, class Pad>
-void walk_columns(const Conv2dGeometry& g, T* cols, const Visit& visit, const Pad& pad) {
-  const int64_t out_w = g.out_w, plane = g.col_cols();
-  for (int64_t c = 0; c < g.in_channels; ++c) {
-    for (int64_t kh = 0; kh < g.kernel_h; ++kh) {
+// One row (c, kh, kw) of an image's column matrix [C*KH*KW, OH*OW]: the output rows and
+// columns whose input lies inside the image (the rest read zero padding), and the input
+// offset that output (oh.begin, 0) maps to, so output (oh, ow) in range reads input
+// src + (oh - oh.begin) * stride_h * W + ow * stride_w. (conv_geometry.h's im2col_source states
+// the same mapping per element; the tests check the two against each other.)
+struct ColumnRow {
+  int64_t index;
+  ValidRange oh, ow;
+  int64_t src;
+};
+
+template <class Fn>
+void for_each_column_row(const Conv2dGeometry& g, const Fn& fn) {
+  for (int64_t c = 0; c < g.in_channels; ++c)
+    for (int64_t kh = 0; kh < g.kernel_h; ++kh)
       for (int64_t kw = 0; kw < g.kernel_w; ++kw) {
-        T* row = cols + ((c * g.kernel_h + kh) * g.kernel_w + kw) * plane;
         const int64_t h_off = kh * g.dilation_h - g.pad_h, w_off = kw * g.dilation_w - g.pad_w;
-        const ValidRange ow = valid_outputs(w_off, g.stride_w, g.in_w, out_w);
-        for (int64_t oh = 0; oh < g.out_h; ++oh) {
-          const int64_t ih = oh * g.stride_h + h_off;
-          T* segment = row + oh * out_w;
-          if (ih < 0 || ih >= g.in_h) {
-            pad(segment);
-          } else {
-            visit(segment, (c * g.in_h + ih) * g.in_w + w_off, ow);
-          }
-        }
+        const ValidRange oh = valid_outputs(h_off, g.stride_h, g.in_h, g.out_h);
+        const ValidRange ow = valid_outputs(w_off, g.stride_w, g.in_w, g.out_w);
+        const int64_t src = (c * g.in_h + oh.begin * g.stride_h + h_off) * g.in_w + w_off;
+        fn(ColumnRow{(c * g.kernel_h + kh) * g.kernel_w + kw, oh, ow, src});
       }
-    }
-  }
 }
 
+// Writes one image's column matrix [C*KH*KW, OH*OW].
 template <class T>
 void im2col(const Conv2dGeometry& g, const T* image, T* cols) {
-  const int64_t out_w = g.out_w, stride = g.stride_w;
-  walk_columns(
-      g, cols,
-      [&](T* out, int64_t src_offset, ValidRange ow) {
-        // out[i] reads image[src_offset + i * stride] for i in [ow.begin, ow.end)
-        std::fill(out, out + ow.begin, T(0));
-        const T* src = image + (src_offset + ow.begin * stride);
-        if (stride == 1) {
-          std::memcpy(out + ow.begin, src, static_cast<size_t>(ow.end - ow.begin) * sizeof(T));
-        } else {
-          for (int64_t i = 0; i < ow.end - ow.begin; ++i) out[ow.begin + i] = src[i * stride];
-        }
-        std::fill(out + ow.end, out + out_w, T(0));
-      },
-      [&](T* out) { std::fill(out, out + out_w, T(0)); });
-}
-
-// Adds every column-matrix entry back onto the input element it was copied from.
-template <class T>
-void col2im_add(const Conv2dGeometry& g, T* cols, T* image) {
-  const int64_t stride = g.stride_w;
-  walk_columns(
-      g, cols,
-      [&](T* in, int64_t dst_offset, ValidRange ow) {
-        T* dst = image + (dst_offset + ow.begin * stride);
-        for (int64_t i = 0; i < ow.end - ow.begin; ++i) dst[i * stride] += in[ow.begin + i];
-      },
-      [](T*) {});
-}
-
-// Splits `batch` images into one contiguous range per thread: fn(chunk, begin, end).
-// The chunk index selects that thread's workspace slice.
-template <class Fn>
-void for_image_chunks(int64_t batch, int64_t chunks, const Fn& fn) {
-  parallel_for(chunks, 1, [&](int64_t c0, int64_t c1) {
-    for (int64_t c = c0; c < c1; ++c) fn(c, batch * c / chunks, batch * (c + 1) / chunks);
+  const int64_t out_w = g.out_w, plane = g.col_cols(), sw = g.stride_w, row_step = g.stride_h * g.in_w;
+  // A "same" convolution (unit strides, output as wide as the input) reads consecutive input
+  // rows for consecutive output rows: the whole valid block is one contiguous copy, after which
+  // only the padding columns at each row's edges need zeroing.
+  const bool contiguous = g.stride_h == 1 && sw == 1 && out_w == g.in_w;
+  for_each_column_row(g, [&](const ColumnRow& r) {
+    T* row = cols + r.index * plane;
+    std::fill(row, row + r.oh.begin * out_w, T(0));
+    std::fill(row + r.oh.end * out_w, row + plane, T(0));
+    if (r.oh.begin == r.oh.end || r.ow.begin == r.ow.end) {
+      std::fill(row + r.oh.begin * out_w, row + r.oh.end * out_w, T(0));
+      return;
+    }
+    if (contiguous) {
+      const int64_t first = r.oh.begin * out_w + r.ow.begin, last = (r.oh.end - 1) * out_w + r.ow.end;
+      std::memcpy(row + first, image + (r.src + r.ow.begin), static_cast<size_t>(last - first) * sizeof(T));
+    }
+    for (int64_t oh = r.oh.begin; oh < r.oh.end; ++oh) {
+      T* out = row + oh * out_w;
+      for (int64_t ow = 0; ow < r.ow.begin; ++ow) out[ow] = T(0);
+      for (int64_t ow = r.ow.end; ow < out_w; ++ow) out[ow] = T(0);
+      if (contiguous) continue;
+      const T* in = image + (r.src + (oh - r.oh.begin) * row_step);
+      if (sw == 1) {  // unit stride vectorises; a run-time stride would gather element by element
+#pragma omp simd
+        for (int64_t ow = r.ow.begin; ow < r.ow.end; ++ow) out[ow] = in[ow];
+      } else {
+        for (int64_t ow = r.ow.begin; ow < r.ow.end; ++ow) out[ow] = in[ow * sw];
+      }
+    }
   });
 }
 
-int64_t image_chunks(int64_t batch) { return std::max<int64_t>(1, std::min<int64_t>(omp_get_max_threads(), batch)); }
+// Adds every column-matrix entry back onto the input element it was copied from (the
+// transpose of im2col: padding entries are dropped).
+template <class T>
+void col2im_add(const Conv2dGeometry& g, const T* cols, T* image) {
+  const int64_t out_w = g.out_w, plane = g.col_cols(), sw = g.stride_w, row_step = g.stride_h * g.in_w;
+  for_each_column_row(g, [&](const ColumnRow& r) {
+    const T* row = cols + r.index * plane;
+    for (int64_t oh = r.oh.begin; oh < r.oh.end; ++oh) {
+      const T* in = row + oh * out_w;
+      T* out = image + (r.src + (oh - r.oh.begin) * row_step);
+      if (sw == 1) {
+#pragma omp simd
+        for (int64_t ow = r.ow.begin; ow < r.ow.end; ++ow) out[ow] += in[ow];
+      } else {
+        for (int64_t ow = r.ow.begin; ow < r.ow.end; ++ow) out[ow * sw] += in[ow];
+      }
+    }
+  });
+}
 
-// Column buffers for `chunks` threads; undefined when the image is its own column matrix.
-Tensor column_workspace(const Conv2dGeometry& g, int64_t chunks, DType dtype) {
-  if (g.is_pointwise()) return Tensor();
+// How a batch is cut: each OpenMP thread takes one contiguous range of images (a chunk) with
+// its own column buffer [CKK, P] (P = OH*OW), and runs one GEMM per image. Grouping several
+// images into one wider GEMM was measured and gained nothing: OpenBLAS's small-matrix kernels
+// already run products of 50-100 columns near peak, and the gather/scatter costs copies.
+struct ConvPlan {
+  int64_t batch, chunks;
+  int64_t rows, pixels, out_channels;  // CKK, P, OC
+  bool direct;                         // pointwise kernel: the image is its own column matrix
+};
+
+ConvPlan plan_for(const Conv2dGeometry& g) {
+  return ConvPlan{g.batch,        std::max<int64_t>(1, std::min<int64_t>(omp_get_max_threads(), g.batch)),
+                  g.col_rows(),   g.col_cols(),
+                  g.out_channels, g.is_pointwise()};
+}
+
+// Per-thread column buffers (undefined when no im2col is needed).
+Tensor column_workspace(const ConvPlan& p, DType dtype) {
+  if (p.direct) return Tensor();
   CategoryScope scope(MemoryCategory::workspace);
-  return empty(Shape{chunks, g.col_rows(), g.col_cols()}, TensorOptions().dtype(dtype));
+  return empty(Shape{p.chunks, p.rows, p.pixels}, TensorOptions().dtype(dtype));
+}
+
+// Calls fn(chunk, cols, image) for every image, the images of one chunk in order on one
+// thread; cols is that chunk's column buffer (null when direct).
+template <class T, class Fn>
+void for_each_image(const ConvPlan& p, const Tensor& workspace, const Fn& fn) {
+  parallel_for(p.chunks, 1, [&](int64_t c0, int64_t c1) {
+    for (int64_t chunk = c0; chunk < c1; ++chunk) {
+      T* cols = workspace.defined() ? workspace.data<T>() + chunk * p.rows * p.pixels : nullptr;
+      const int64_t end = p.batch * (chunk + 1) / p.chunks;
+      for (int64_t n = p.batch * chunk / p.chunks; n < end; ++n) fn(chunk, cols, n);
+    }
+  });
 }
 
 // f16 is computed in f32: widens an (optional) operand.
@@ -135,73 +174,61 @@ Tensor widened(const Tensor& t) { return t.defined() && t.dtype() == DType::f16 
 template <class T>
 void conv2d_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& weight, const Tensor& bias,
                     const Tensor& y) {
-  const int64_t chunks = image_chunks(g.batch);
-  const Tensor workspace = column_workspace(g, chunks, x.dtype());
-  const int64_t rows = g.col_rows(), cols = g.col_cols();
-  const ConstMatrixMap<T> w(weight.data<T>(), g.out_channels, rows);
-  const T* b = bias.defined() ? bias.data<T>() : nullptr;
-  for_image_chunks(g.batch, chunks, [&](int64_t chunk, int64_t begin, int64_t end) {
-    T* buffer = workspace.defined() ? workspace.data<T>() + chunk * rows * cols : nullptr;
-    for (int64_t n = begin; n < end; ++n) {
-      const T* image = x.data<T>() + n * g.in_channels * g.in_plane();
-      if (buffer) im2col(g, image, buffer);
-      MatrixMap<T> out(y.data<T>() + n * g.out_channels * cols, g.out_channels, cols);
-      if (rows == 0) out.setZero();  // an empty sum (no input channels)
-      else out.noalias() = w * ConstMatrixMap<T>(buffer ? buffer : image, rows, cols);
-      if (b) out.colwise() += Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, 1>>(b, g.out_channels);
-    }
+  const ConvPlan p = plan_for(g);
+  const Tensor workspace = column_workspace(p, x.dtype());
+  const ConstMatrixMap<T> w(weight.data<T>(), p.out_channels, p.rows);
+  const int64_t image_size = g.in_channels * g.in_plane();
+  for_each_image<T>(p, workspace, [&](int64_t, T* cols, int64_t n) {
+    const T* x_n = x.data<T>() + n * image_size;
+    if (!p.direct) im2col(g, x_n, cols);
+    MatrixMap<T> out(y.data<T>() + n * p.out_channels * p.pixels, p.out_channels, p.pixels);
+    if (p.rows == 0) out.setZero();  // an empty sum (no input channels)
+    else out.noalias() = w * ConstMatrixMap<T>(p.direct ? x_n : cols, p.rows, p.pixels);
+    if (bias.defined()) out.colwise() += Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, 1>>(bias.data<T>(), p.out_channels);
   });
 }
 
 template <class T>
 void conv2d_input_grad(const Conv2dGeometry& g, const Tensor& dy, const Tensor& weight, const Tensor& dx) {
-  const int64_t chunks = image_chunks(g.batch);
-  const Tensor workspace = column_workspace(g, chunks, dy.dtype());
-  const int64_t rows = g.col_rows(), cols = g.col_cols(), image_size = g.in_channels * g.in_plane();
-  const ConstMatrixMap<T> w(weight.data<T>(), g.out_channels, rows);
-  for_image_chunks(g.batch, chunks, [&](int64_t chunk, int64_t begin, int64_t end) {
-    T* buffer = workspace.defined() ? workspace.data<T>() + chunk * rows * cols : nullptr;
-    for (int64_t n = begin; n < end; ++n) {
-      T* image = dx.data<T>() + n * image_size;
-      const ConstMatrixMap<T> grad(dy.data<T>() + n * g.out_channels * cols, g.out_channels, cols);
-      MatrixMap<T> dcols(buffer ? buffer : image, rows, cols);
-      dcols.noalias() = w.transpose() * grad;
-      if (buffer) {
-        std::fill(image, image + image_size, T(0));
-        col2im_add(g, buffer, image);
-      }
-    }
+  const ConvPlan p = plan_for(g);
+  const Tensor workspace = column_workspace(p, dy.dtype());
+  const ConstMatrixMap<T> w(weight.data<T>(), p.out_channels, p.rows);
+  const int64_t image_size = g.in_channels * g.in_plane();
+  for_each_image<T>(p, workspace, [&](int64_t, T* cols, int64_t n) {
+    T* dx_n = dx.data<T>() + n * image_size;
+    const ConstMatrixMap<T> grad(dy.data<T>() + n * p.out_channels * p.pixels, p.out_channels, p.pixels);
+    MatrixMap<T>(p.direct ? dx_n : cols, p.rows, p.pixels).noalias() = w.transpose() * grad;
+    if (p.direct) return;
+    std::fill(dx_n, dx_n + image_size, T(0));
+    col2im_add(g, cols, dx_n);
   });
 }
 
 template <class T>
 void conv2d_weight_grad(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy, const Tensor& dw) {
-  const int64_t chunks = image_chunks(g.batch);
-  const Tensor workspace = column_workspace(g, chunks, x.dtype());
-  const int64_t rows = g.col_rows(), cols = g.col_cols(), oc = g.out_channels;
+  const ConvPlan p = plan_for(g);
+  const Tensor workspace = column_workspace(p, x.dtype());
+  const int64_t oc = p.out_channels, image_size = g.in_channels * g.in_plane();
   Tensor partial = dw;  // one [OC, CKK] accumulator per chunk; chunk 0 is dw itself
-  if (chunks > 1) {
+  if (p.chunks > 1) {
     CategoryScope scope(MemoryCategory::workspace);
-    partial = empty(Shape{chunks, oc, rows}, TensorOptions().dtype(dw.dtype()));
+    partial = empty(Shape{p.chunks, oc, p.rows}, TensorOptions().dtype(dw.dtype()));
   }
-  for_image_chunks(g.batch, chunks, [&](int64_t chunk, int64_t begin, int64_t end) {
-    T* buffer = workspace.defined() ? workspace.data<T>() + chunk * rows * cols : nullptr;
-    MatrixMap<T> acc(partial.data<T>() + chunk * oc * rows, oc, rows);
-    acc.setZero();
-    for (int64_t n = begin; n < end; ++n) {
-      const T* image = x.data<T>() + n * g.in_channels * g.in_plane();
-      if (buffer) im2col(g, image, buffer);
-      const ConstMatrixMap<T> grad(dy.data<T>() + n * oc * cols, oc, cols);
-      acc.noalias() += grad * ConstMatrixMap<T>(buffer ? buffer : image, rows, cols).transpose();
-    }
+  fill_(partial, 0.0);
+  for_each_image<T>(p, workspace, [&](int64_t chunk, T* cols, int64_t n) {
+    const T* x_n = x.data<T>() + n * image_size;
+    if (!p.direct) im2col(g, x_n, cols);
+    const ConstMatrixMap<T> grad(dy.data<T>() + n * oc * p.pixels, oc, p.pixels);
+    MatrixMap<T>(partial.data<T>() + chunk * oc * p.rows, oc, p.rows).noalias() +=
+        grad * ConstMatrixMap<T>(p.direct ? x_n : cols, p.rows, p.pixels).transpose();
   });
-  if (chunks > 1) {  // chunks are summed in chunk order: deterministic for a given thread count
+  if (p.chunks > 1) {  // chunks are summed in chunk order: deterministic for a given thread count
     T* out = dw.data<T>();
-    const T* p = partial.data<T>();
-    const int64_t size = oc * rows;
-    std::copy(p, p + size, out);
-    for (int64_t c = 1; c < chunks; ++c)
-      for (int64_t i = 0; i < size; ++i) out[i] += p[c * size + i];
+    const T* part = partial.data<T>();
+    const int64_t size = oc * p.rows;
+    std::copy(part, part + size, out);
+    for (int64_t c = 1; c < p.chunks; ++c)
+      for (int64_t i = 0; i < size; ++i) out[i] += part[c * size + i];
   }
 }
 

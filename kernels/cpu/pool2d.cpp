@@ -8,7 +8,6 @@
 
 #include "kernels/cpu/parallel.h"
 #include "kernels/ops.h"
-#include "kernels/softmax_math.h"
 #include "memory/empty.h"
 
 namespace ember::kernels::cpu {
@@ -22,6 +21,70 @@ int64_t plane_grain(int64_t plane_work) { return std::max<int64_t>(1, kParallelG
 
 Shape pooled_shape(const Conv2dGeometry& g) { return Shape{g.batch, g.in_channels, g.out_h, g.out_w}; }
 
+// Max pooling's comparison: max_takes (kernels/softmax_math.h: strictly greater, so ties keep
+// the first; NaN wins) without the short-circuit, so it compiles to selects, not branches.
+template <class C>
+bool max_pool_takes(C v, C best) {
+  return (v > best) | ((v != v) & (best == best));
+}
+
+// Outputs [lo, hi) of a row, whose windows lie inside the plane's columns, window offset
+// outer and output inner (see max_pool_row). kStride > 0 fixes the stride at compile time.
+template <class T, int64_t kStride>
+void max_pool_interior(const T* src, int64_t in_w, PoolWindow wh, int64_t lo, int64_t hi, int64_t kw, int64_t stride,
+                       int64_t pw, T* dst, int64_t* dst_at) {
+  using C = compute_t<T>;
+  const int64_t sw = kStride > 0 ? kStride : stride;
+#pragma omp simd
+  for (int64_t ow = lo; ow < hi; ++ow) {
+    dst_at[ow] = wh.begin * in_w + ow * sw - pw;
+    dst[ow] = src[wh.begin * in_w + ow * sw - pw];
+  }
+  for (int64_t h = wh.begin; h < wh.end; ++h)
+    for (int64_t k = (h == wh.begin ? 1 : 0); k < kw; ++k) {
+      const int64_t base = h * in_w - pw + k;
+#pragma omp simd
+      for (int64_t ow = lo; ow < hi; ++ow) {
+        const C v = C(src[base + ow * sw]);
+        const bool take = max_pool_takes(v, C(dst[ow]));
+        dst[ow] = take ? T(v) : dst[ow];
+        dst_at[ow] = take ? base + ow * sw : dst_at[ow];
+      }
+    }
+}
+
+// One output row of max pooling over rows wh of a plane. Outputs whose window lies inside
+// the plane's columns run window-offset-outer, output-inner: no loop-carried dependency, so
+// the compiler vectorises across outputs (the per-output form chains every compare on the
+// previous one). Both forms visit a window row by row, so ties resolve identically.
+template <class T>
+void max_pool_row(const T* src, int64_t in_w, PoolWindow wh, int64_t out_w, int64_t kw, int64_t sw, int64_t pw,
+                  T* dst, int64_t* dst_at) {
+  using C = compute_t<T>;
+  const int64_t lo = std::min(out_w, (pw + sw - 1) / sw);
+  const int64_t hi = in_w + pw >= kw ? std::clamp<int64_t>((in_w + pw - kw) / sw + 1, lo, out_w) : lo;
+  for (int64_t ow = 0; ow < out_w; ow = (ow + 1 == lo ? hi : ow + 1)) {  // the border outputs
+    if (ow >= lo && ow < hi) continue;
+    const PoolWindow ww = pool_window(ow, in_w, kw, sw, pw);  // non-empty: padding <= kernel/2
+    int64_t best_at = wh.begin * in_w + ww.begin;
+    C best = C(src[best_at]);
+    for (int64_t h = wh.begin; h < wh.end; ++h)
+      for (int64_t w = ww.begin; w < ww.end; ++w) {
+        const int64_t at = h * in_w + w;
+        const bool take = max_pool_takes(C(src[at]), best);
+        best = take ? C(src[at]) : best;
+        best_at = take ? at : best_at;
+      }
+    dst[ow] = T(best);
+    dst_at[ow] = best_at;
+  }
+  if (lo >= hi) return;
+  // A compile-time stride lets the compiler vectorise the strided loads (2x2 windows of stride
+  // 2 are nearly every CNN's pooling); other strides take the run-time form.
+  if (sw == 2) max_pool_interior<T, 2>(src, in_w, wh, lo, hi, kw, sw, pw, dst, dst_at);
+  else max_pool_interior<T, 0>(src, in_w, wh, lo, hi, kw, sw, pw, dst, dst_at);
+}
+
 }  // namespace
 
 Tensor max_pool2d(const Tensor& x, const Pool2dArgs& args, Tensor* indices) {
@@ -31,33 +94,15 @@ Tensor max_pool2d(const Tensor& x, const Pool2dArgs& args, Tensor* indices) {
   const int64_t planes = g.batch * g.in_channels, in_plane = g.in_plane(), out_plane = g.out_h * g.out_w;
   dispatch_floating("max_pool2d", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    using C = compute_t<T>;
     const T* in = x.data<T>();
     T* out = y.data<T>();
     int64_t* where = idx.data<int64_t>();
     parallel_for(planes, plane_grain(in_plane), [&](int64_t p0, int64_t p1) {
-      for (int64_t p = p0; p < p1; ++p) {
-        const T* src = in + p * in_plane;
-        for (int64_t oh = 0; oh < g.out_h; ++oh) {
-          const PoolWindow wh = pool_window(oh, g.in_h, g.kernel_h, g.stride_h, g.pad_h);
-          for (int64_t ow = 0; ow < g.out_w; ++ow) {
-            const PoolWindow ww = pool_window(ow, g.in_w, g.kernel_w, g.stride_w, g.pad_w);
-            // padding <= kernel/2 guarantees a non-empty window
-            int64_t best_at = wh.begin * g.in_w + ww.begin;
-            C best = C(src[best_at]);
-            for (int64_t h = wh.begin; h < wh.end; ++h)
-              for (int64_t w = ww.begin; w < ww.end; ++w) {
-                const C v = C(src[h * g.in_w + w]);
-                if (max_takes(v, best)) {
-                  best = v;
-                  best_at = h * g.in_w + w;
-                }
-              }
-            out[p * out_plane + oh * g.out_w + ow] = T(best);
-            where[p * out_plane + oh * g.out_w + ow] = best_at;
-          }
-        }
-      }
+      for (int64_t p = p0; p < p1; ++p)
+        for (int64_t oh = 0; oh < g.out_h; ++oh)
+          max_pool_row(in + p * in_plane, g.in_w, pool_window(oh, g.in_h, g.kernel_h, g.stride_h, g.pad_h), g.out_w,
+                       g.kernel_w, g.stride_w, g.pad_w, out + p * out_plane + oh * g.out_w,
+                       where + p * out_plane + oh * g.out_w);
     });
   });
   if (indices) *indices = idx;

@@ -85,7 +85,9 @@ template <class D, class C>
 struct ChannelLift {
   const D* dy;
   int64_t channels, plane;
-  __device__ C operator()(int64_t c, int64_t k) const { return C(load(dy, ((k / plane) * channels + c) * plane + k % plane)); }
+  __device__ C operator()(int64_t c, int64_t k) const {
+    return C(load(dy, ((k / plane) * channels + c) * plane + k % plane));
+  }
 };
 
 // ---- launchers ----
@@ -108,7 +110,8 @@ Tensor workspace(int64_t elements, DType dtype, Device device) {
 }
 
 void zero_fill(const Tensor& t) {
-  if (t.nbytes() > 0) EMBER_CUDA_CHECK(cudaMemsetAsync(t.data_ptr(), 0, t.nbytes(), current_stream()));  // 0 bits are 0.0
+  // 0 bits are 0.0 in every floating dtype
+  if (t.nbytes() > 0) EMBER_CUDA_CHECK(cudaMemsetAsync(t.data_ptr(), 0, t.nbytes(), current_stream()));
 }
 
 Tensor widened(const Tensor& t) { return t.dtype() == DType::f16 ? cast(t, DType::f32) : t; }

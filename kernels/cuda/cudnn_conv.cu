@@ -258,7 +258,8 @@ Choice<Direction> choose_algorithm(const ConvDescriptors& d, DType dtype, const 
     if (perf.status != CUDNN_STATUS_SUCCESS || !usable_math(dtype, perf.mathType, &math)) continue;
     EMBER_CUDNN_CHECK(cudnnSetConvolutionMathType(d.conv.get(), math));
     size_t bytes = 0;
-    if (Direction::workspace(d, perf.algo, &bytes) != CUDNN_STATUS_SUCCESS || bytes > kCudnnWorkspaceCapBytes) continue;
+    const cudnnStatus_t status = Direction::workspace(d, perf.algo, &bytes);
+    if (status != CUDNN_STATUS_SUCCESS || bytes > kCudnnWorkspaceCapBytes) continue;
     return {perf.algo, bytes};
   }
   EMBER_THROW(op << " (cudnn): no algorithm for input [" << g.batch << ", " << g.in_channels << ", " << g.in_h << ", "
@@ -297,7 +298,8 @@ using PlanOnly = void (*)(const ConvDescriptors&, const Choice<Direction>&, void
 
 template <class Direction>
 CudnnConvPlan plan_for(DType dtype, const Conv2dGeometry& g, const Device& device) {
-  const Choice<Direction> c = with_algorithm<Direction, PlanOnly<Direction>>(device, dtype, g, "conv2d (plan)", nullptr);
+  const PlanOnly<Direction> no_run = nullptr;
+  const Choice<Direction> c = with_algorithm<Direction>(device, dtype, g, "conv2d (plan)", no_run);
   CudnnConvPlan plan;
   plan.algorithm = static_cast<int>(c.algo);
   plan.workspace_bytes = c.workspace_bytes;

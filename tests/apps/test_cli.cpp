@@ -37,8 +37,11 @@ TEST_CASE("ember train parses its options", "[cli]") {
   CHECK(o.threads == 1);
   CHECK(o.seed == 9);
   CHECK(o.json);
+  CHECK(o.progress);
+  CHECK_FALSE(parse_train({"train", "--no-progress"}).progress);
   const TrainOptions defaults = parse_train({"train"});
-  CHECK(defaults.model == "mlp");
+  CHECK(defaults.model == "convnet");
+  CHECK(defaults.data == "fashion-mnist");
   CHECK(defaults.device.empty());  // chosen at run time: cuda when available
   CHECK_FALSE(defaults.json);
   CHECK_THROWS_AS(parse_train({"train", "--model", "nope"}), CLI::ValidationError);
@@ -48,6 +51,7 @@ TEST_CASE("ember train parses its options", "[cli]") {
 
 TEST_CASE("ember train --json trains the MLP and reports every epoch", "[cli][training]") {
   TrainOptions o;
+  o.model = "mlp";
   o.data = "blobs";
   o.epochs = 2;
   o.samples_per_class = 100;
@@ -74,6 +78,8 @@ TEST_CASE("ember train --json trains the MLP and reports every epoch", "[cli][tr
 
 TEST_CASE("ember train without --json prints a table", "[cli]") {
   TrainOptions o;
+  o.model = "mlp";
+  o.data = "spirals";
   o.epochs = 2;
   o.samples_per_class = 50;
   o.device = "cpu";

@@ -150,8 +150,8 @@ TEST_CASE("Adam rejects bad options; adam_step_ names the op and the shapes", "[
   kernels::AdamOptions k;
   expect_error_contains([&] { kernels::adam_step_(x, zeros({3}), zeros({2}), zeros({2}), k, 1); },
                         {"adam_step", "[2]", "[3]"});
-  expect_error_contains([&] { kernels::adam_step_(x, zeros({2}), zeros({2}, TensorOptions(kFloat64)), zeros({2}), k, 1); },
-                        {"adam_step", "f32", "f64"});
+  const Tensor f64 = zeros({2}, TensorOptions(kFloat64));
+  expect_error_contains([&] { kernels::adam_step_(x, zeros({2}), f64, zeros({2}), k, 1); }, {"adam_step", "f32", "f64"});
   expect_error_contains([&] { kernels::adam_step_(x, zeros({2}), zeros({2}), Tensor(), k, 1); },
                         {"adam_step", "exp_avg_sq", "undefined"});
   expect_error_contains([&] { kernels::adam_step_(x, zeros({2}), zeros({2}), zeros({2}), k, 0); },

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Training speed, ember vs libtorch, on this machine's CPU: same models (docs/models.md),
+# same synthetic batches, same batch size and thread count. Runs are interleaved
+# (ember, libtorch, ember, ...) and repeated; the table shows medians and the ratio.
+# libtorch runs in its strongest set-up measured here: OpenBLAS's OpenMP build and a
+# glibc malloc that keeps freed memory instead of returning it (no CPU caching allocator).
+#
+#   bench/peers/compare_cpu.sh                 # lenet5 and convnet, 1 and 2 threads, 3 repeats
+#   REPEATS=5 MODELS=convnet THREADS=2 bench/peers/compare_cpu.sh
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+REPEATS=${REPEATS:-3}
+MODELS=${MODELS:-"lenet5 convnet"}
+THREADS=${THREADS:-"1 2"}
+BATCH=${BATCH:-64}
+BUILD=${BUILD:-build-peers}
+
+cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DEMBER_CUDA=OFF -DEMBER_TESTS=OFF \
+  -DEMBER_BENCH_PEERS=ON >/dev/null
+ninja -C "$BUILD" ember_cli libtorch_train >/dev/null
+
+steps_for() { [ "$1" = convnet ] && echo 30 || echo 150; }
+
+run_ember() {
+  "$BUILD/apps/ember" bench-train --model "$1" --batch "$BATCH" --threads "$2" --steps "$(steps_for "$1")" --warmup 5
+}
+run_libtorch() {
+  LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/openblas-openmp \
+  GLIBC_TUNABLES=glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=4294967296 \
+  OMP_NUM_THREADS="$2" "$BUILD/bench/peers/libtorch_train" --model "$1" --batch "$BATCH" --threads "$2" \
+    --steps "$(steps_for "$1")" --warmup 5
+}
+rate() { sed -n 's/.*"images_per_s": *\([0-9.]*\).*/\1/p'; }
+median() { sort -g | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
+
+printf '%-8s %7s %14s %14s %7s   %s\n' model threads "ember img/s" "libtorch img/s" ratio "runs (ember | libtorch)"
+for model in $MODELS; do
+  for threads in $THREADS; do
+    ours=() theirs=()
+    for _ in $(seq "$REPEATS"); do
+      ours+=("$(run_ember "$model" "$threads" | rate)")
+      theirs+=("$(run_libtorch "$model" "$threads" | rate)")
+    done
+    m_ours=$(printf '%s\n' "${ours[@]}" | median)
+    m_theirs=$(printf '%s\n' "${theirs[@]}" | median)
+    printf '%-8s %7s %14.0f %14.0f %6.2fx   %s | %s\n' "$model" "$threads" "$m_ours" "$m_theirs" \
+      "$(awk -v a="$m_ours" -v b="$m_theirs" 'BEGIN {print a / b}')" "${ours[*]}" "${theirs[*]}"
+  done
+done

@@ -1,0 +1,21 @@
+#include "models/dropout.h"
+
+#include <sstream>
+
+#include "autograd/ops.h"
+
+namespace ember::nn {
+
+Dropout::Dropout(double p) : p_(p) {
+  EMBER_CHECK(p >= 0.0 && p <= 1.0, "Dropout: probability must be in [0, 1], got " << p);
+}
+
+Tensor Dropout::forward_impl(const Tensor& x) { return dropout(x, p_, is_training()); }
+
+std::string Dropout::extra_str() const {
+  std::ostringstream os;
+  os << "p=" << p_;
+  return os.str();
+}
+
+}  // namespace ember::nn

@@ -1,0 +1,79 @@
+#include <cmath>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "apps/eval_command.h"
+#include "apps/train_command.h"
+#include "apps/train_setup.h"
+#include "core/generator.h"
+#include "kernels/factories.h"
+#include "models/linear.h"
+#include "models/zoo.h"
+#include "tests/data/temp_dir.h"
+#include "tests/support/op_contract.h"
+
+using namespace ember;
+using namespace ember::apps;
+using test::expect_error_contains;
+
+namespace {
+const std::string kSubset = std::string(EMBER_TEST_DATA_DIR) + "/fashion-mnist-subset";
+}  // namespace
+
+TEST_CASE("ember train: LeNet-5 learns the Fashion-MNIST subset in one epoch, eval reads the saved weights",
+          "[train]") {
+  test::TempDir dir;
+  TrainOptions o;
+  o.model = "lenet5";
+  o.data = "fashion-mnist";
+  o.data_dir = kSubset;  // 2000 training, 250 test images
+  o.epochs = 1;
+  o.batch = 32;  // 63 steps: the recipe's 64 would give too few for one epoch
+  o.optimizer = "adam";  // learns faster than the recipe's SGD in 63 steps: ~68% test accuracy, not ~54%
+  o.lr = 2e-3;
+  o.weight_decay = 0.0;
+  o.schedule = "constant";
+  o.threads = 1;  // a loaded CI machine: no OpenMP barrier spinning
+  o.device = "cpu";
+  o.json = true;
+  o.save = dir.file("lenet5.safetensors");
+  std::ostringstream out;
+  const TrainSummary s = run_train(o, out);
+  const nlohmann::json report = nlohmann::json::parse(out.str());
+  CHECK(report["samples"] == 2000);
+  CHECK(report["optimizer"]["name"] == "sgd");
+  CHECK(report["epochs"][0].contains("test_accuracy_percent"));
+  CHECK(report["peak_mib_by_category"][0]["parameter"].get<double>() > 0.0);
+  // Chance is log(10) = 2.30 loss and 10% accuracy; one epoch of 63 steps gets well past both.
+  CHECK(s.final_loss < 0.8 * std::log(10.0));
+  CHECK(s.final_accuracy > 0.5);
+
+  EvalOptions e;
+  e.model = "lenet5";
+  e.load = o.save;
+  e.data_dir = kSubset;
+  e.device = "cpu";
+  e.json = true;
+  std::ostringstream eval_out;
+  REQUIRE(eval_command(e, eval_out) == 0);
+  const nlohmann::json eval = nlohmann::json::parse(eval_out.str());
+  CHECK(eval["samples"] == 250);
+  CHECK(eval["accuracy"].get<double>() == Approx(s.final_accuracy));  // same weights, same test set
+}
+
+TEST_CASE("load_weights names the tensor and both shapes on a mismatch", "[train]") {
+  test::TempDir dir;
+  manual_seed(0);
+  auto small = std::make_shared<nn::Linear>(4, 3);
+  auto other = std::make_shared<nn::Linear>(5, 3);
+  save_weights(dir.file("w.safetensors"), *small);
+  expect_error_contains([&] { load_weights(dir.file("w.safetensors"), *other); },
+                        {"weight", "[3, 4]", "[3, 5]"});
+  auto lenet = models::make_model("lenet5", Shape{1, 28, 28}, 10);
+  expect_error_contains([&] { load_weights(dir.file("w.safetensors"), *lenet); }, {"0.weight", "no tensor"});
+  auto copy = std::make_shared<nn::Linear>(4, 3);
+  load_weights(dir.file("w.safetensors"), *copy);
+  test::expect_close(copy->weight(), small->weight(), 0.0, "load_weights");  // bit-exact round trip
+}

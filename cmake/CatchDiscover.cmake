@@ -2,7 +2,8 @@
 find_file(EMBER_CATCH_CMAKE Catch.cmake PATHS /usr/lib/cmake/Catch2 ${PROJECT_SOURCE_DIR}/third_party/cmake NO_DEFAULT_PATH)
 if(EMBER_CATCH_CMAKE)
   include(${EMBER_CATCH_CMAKE})
-  catch_discover_tests(ember_tests PROPERTIES SKIP_RETURN_CODE 77)
+  # -w NoTests: a discovered name that matches no test case fails instead of passing silently.
+  catch_discover_tests(ember_tests EXTRA_ARGS -w NoTests PROPERTIES SKIP_RETURN_CODE 77)
 else()
   add_test(NAME ember_tests COMMAND ember_tests)
 endif()

@@ -99,6 +99,8 @@ build="$repo/${GPU_CHECK_BUILD_DIR:-build-gpu-check}"
 logs=${OUT:-$build/gpu-check-logs}
 python=${GPU_CHECK_PYTHON:-python3}
 mkdir -p "$logs"
+# Logs are appended to by the steps: start each run with empty ones.
+for f in env build ctest vendor sanitizer bench peer; do : >"$logs/$f.log"; done
 [ -d /usr/local/cuda/bin ] && PATH="$PATH:/usr/local/cuda/bin"
 
 rows=()     # "step|result|seconds"
@@ -226,15 +228,18 @@ if wants ctest; then
       ctest --test-dir "$build" -j 8 --output-on-failure --no-tests=error --timeout 120
     skipped=$(grep -c '(Skipped)' "$logs/ctest.log")
     passline=$(grep -m1 'tests passed' "$logs/ctest.log")
+    # On a GPU machine nothing may skip: a skipped [cuda] case means no device was seen.
+    if [ "$have_gpu" -eq 1 ] && [ "$skipped" -gt 0 ] && [ "$step_rc" -eq 0 ]; then step_rc=1; fi
     record ctest "$step_rc" "${passline:-no summary}, $skipped skipped" "$step_s"
-    sed -n '/tests passed/,$p' "$logs/ctest.log"
+    sed -n '/tests passed/,$p' "$logs/ctest.log" | grep -v '(Skipped)$'
+    [ "$skipped" -eq 0 ] || echo "($skipped skipped: see ctest.log)"
   else
     row ctest "skipped (no build)" 0
   fi
 fi
 if wants vendor; then
   if [ "$gpu_ready" -eq 1 ]; then
-    EMBER_GEMM=cublas EMBER_CONV=cudnn run_step "vendor providers" 90 "$logs/vendor.log" "$tests_bin" "[cuda]"
+    EMBER_GEMM=cublas EMBER_CONV=cudnn run_step "vendor providers" 90 "$logs/vendor.log" "$tests_bin" "[cuda]" -w NoTests
     record "[cuda] on cuBLAS/cuDNN" "$step_rc" "$(grep -o 'All tests passed.*\|^test cases:.*' "$logs/vendor.log" | tail -1)" "$step_s"
   else
     row "[cuda] on cuBLAS/cuDNN" "skipped (no GPU or build)" 0
@@ -246,7 +251,7 @@ if wants sanitizer; then
     # The direct allocator gives every tensor its own cudaMalloc, so memcheck sees
     # an overrun past a tensor's end (inside a cached segment it would not).
     EMBER_ALLOCATOR=direct run_step compute-sanitizer 150 "$logs/sanitizer.log" \
-      "$sanitizer" --tool memcheck --error-exitcode 99 --print-limit 20 "$tests_bin" "[cuda]"
+      "$sanitizer" --tool memcheck --error-exitcode 99 --print-limit 20 "$tests_bin" "[cuda]" -w NoTests
     record "compute-sanitizer memcheck" "$step_rc" "$(grep -o 'ERROR SUMMARY:.*' "$logs/sanitizer.log" | tail -1)" "$step_s"
     grep -m1 -B2 -A12 '========= Invalid\|========= Program hit' "$logs/sanitizer.log"
   else
@@ -260,7 +265,14 @@ if wants bench; then
     if [ "$gpu_ready" -eq 1 ] && [ -x "$build/bench/$b" ]; then
       run_step "$b" 90 "$logs/bench.log" "$build/bench/$b" \
         --benchmark_filter="${GPU_CHECK_BENCH_FILTER:-cuda}" --benchmark_min_time=0.05
-      record "$b" "$step_rc" "$(grep -c '^[A-Za-z0-9_]*/' "$logs/bench.log") result rows in bench.log" "$step_s"
+      detail="$(grep -c '^[A-Za-z0-9_]*/' "$logs/bench.log") rows"
+      ratio=$(grep '_median' "$logs/bench.log" | grep -o 'ours/cublas=[0-9.]*[kM]*' | tail -1)
+      [ -n "$ratio" ] && detail="$detail; largest n: $ratio"
+      if grep -q 'ERROR OCCURRED' "$logs/bench.log"; then
+        [ "$step_rc" -eq 0 ] && step_rc=1
+        detail="$detail; $(grep -m1 -o "ERROR OCCURRED: .*" "$logs/bench.log")"
+      fi
+      record "$b" "$step_rc" "$detail" "$step_s"
     else
       row "$b" "skipped (no GPU or not built)" 0
     fi

@@ -8,6 +8,7 @@
 
 #include "kernels/cpu/parallel.h"
 #include "kernels/ops.h"
+#include "kernels/softmax_math.h"
 #include "memory/empty.h"
 
 namespace ember::kernels::cpu {
@@ -21,68 +22,62 @@ int64_t plane_grain(int64_t plane_work) { return std::max<int64_t>(1, kParallelG
 
 Shape pooled_shape(const Conv2dGeometry& g) { return Shape{g.batch, g.in_channels, g.out_h, g.out_w}; }
 
-// Max pooling's comparison: max_takes (kernels/softmax_math.h: strictly greater, so ties keep
-// the first; NaN wins) without the short-circuit, so it compiles to selects, not branches.
-template <class C>
-bool max_pool_takes(C v, C best) {
-  return (v > best) | ((v != v) & (best == best));
-}
-
-// Outputs [lo, hi) of a row, whose windows lie inside the plane's columns, window offset
-// outer and output inner (see max_pool_row). kStride > 0 fixes the stride at compile time.
-template <class T, int64_t kStride>
-void max_pool_interior(const T* src, int64_t in_w, PoolWindow wh, int64_t lo, int64_t hi, int64_t kw, int64_t stride,
-                       int64_t pw, T* dst, int64_t* dst_at) {
+// The maximum of a window of `rows` x `cols` elements starting at src[first], and where it is
+// (the first on ties; a NaN wins, like PyTorch: kernels/softmax_math.h's max_takes). The
+// common pass compares with a plain `>`, which compiles to selects; max_takes' NaN test makes
+// GCC branch on data-dependent compares, 5x slower on random inputs, so it only reruns
+// windows that hold a NaN. kRows/kCols > 0 fix the window at compile time (2x2 is nearly
+// every CNN's pooling), giving straight-line code.
+template <int64_t kRows, int64_t kCols, class T>
+void window_max(const T* src, int64_t in_w, int64_t first, int64_t rows, int64_t cols, T* dst, int64_t* dst_at) {
   using C = compute_t<T>;
-  const int64_t sw = kStride > 0 ? kStride : stride;
-#pragma omp simd
-  for (int64_t ow = lo; ow < hi; ++ow) {
-    dst_at[ow] = wh.begin * in_w + ow * sw - pw;
-    dst[ow] = src[wh.begin * in_w + ow * sw - pw];
-  }
-  for (int64_t h = wh.begin; h < wh.end; ++h)
-    for (int64_t k = (h == wh.begin ? 1 : 0); k < kw; ++k) {
-      const int64_t base = h * in_w - pw + k;
-#pragma omp simd
-      for (int64_t ow = lo; ow < hi; ++ow) {
-        const C v = C(src[base + ow * sw]);
-        const bool take = max_pool_takes(v, C(dst[ow]));
-        dst[ow] = take ? T(v) : dst[ow];
-        dst_at[ow] = take ? base + ow * sw : dst_at[ow];
-      }
+  const int64_t nr = kRows > 0 ? kRows : rows, nc = kCols > 0 ? kCols : cols;
+  int64_t best_at = first;
+  C best = C(src[first]);
+  bool has_nan = false;
+  for (int64_t h = 0; h < nr; ++h)
+    for (int64_t w = 0; w < nc; ++w) {
+      const int64_t at = first + h * in_w + w;
+      const C v = C(src[at]);
+      has_nan |= v != v;
+      const int64_t take = -static_cast<int64_t>(v > best);  // all ones or zero: a mask, not a branch
+      best = v > best ? v : best;                             // vmaxss
+      best_at = (at & take) | (best_at & ~take);
     }
+  if (has_nan) {
+    best_at = first;
+    best = C(src[first]);
+    for (int64_t h = 0; h < nr; ++h)
+      for (int64_t w = 0; w < nc; ++w) {
+        const int64_t at = first + h * in_w + w;
+        if (max_takes(C(src[at]), best)) {
+          best = C(src[at]);
+          best_at = at;
+        }
+      }
+  }
+  *dst = T(best);
+  *dst_at = best_at;
 }
 
-// One output row of max pooling over rows wh of a plane. Outputs whose window lies inside
-// the plane's columns run window-offset-outer, output-inner: no loop-carried dependency, so
-// the compiler vectorises across outputs (the per-output form chains every compare on the
-// previous one). Both forms visit a window row by row, so ties resolve identically.
+// One output row of max pooling over rows wh of a plane. Outputs whose window lies inside the
+// plane's columns take the fixed-size form when the window is 2x2; the border outputs (and
+// other sizes) take the run-time form. Both visit a window row by row, so ties resolve alike.
 template <class T>
 void max_pool_row(const T* src, int64_t in_w, PoolWindow wh, int64_t out_w, int64_t kw, int64_t sw, int64_t pw,
                   T* dst, int64_t* dst_at) {
-  using C = compute_t<T>;
+  const int64_t rows = wh.end - wh.begin;  // non-empty: padding <= kernel/2
   const int64_t lo = std::min(out_w, (pw + sw - 1) / sw);
   const int64_t hi = in_w + pw >= kw ? std::clamp<int64_t>((in_w + pw - kw) / sw + 1, lo, out_w) : lo;
-  for (int64_t ow = 0; ow < out_w; ow = (ow + 1 == lo ? hi : ow + 1)) {  // the border outputs
-    if (ow >= lo && ow < hi) continue;
-    const PoolWindow ww = pool_window(ow, in_w, kw, sw, pw);  // non-empty: padding <= kernel/2
-    int64_t best_at = wh.begin * in_w + ww.begin;
-    C best = C(src[best_at]);
-    for (int64_t h = wh.begin; h < wh.end; ++h)
-      for (int64_t w = ww.begin; w < ww.end; ++w) {
-        const int64_t at = h * in_w + w;
-        const bool take = max_pool_takes(C(src[at]), best);
-        best = take ? C(src[at]) : best;
-        best_at = take ? at : best_at;
-      }
-    dst[ow] = T(best);
-    dst_at[ow] = best_at;
+  const bool fixed = rows == 2 && kw == 2;
+  for (int64_t ow = 0; ow < out_w; ++ow) {
+    if (fixed && ow >= lo && ow < hi) {
+      window_max<2, 2>(src, in_w, wh.begin * in_w + ow * sw - pw, 2, 2, dst + ow, dst_at + ow);
+    } else {
+      const PoolWindow ww = pool_window(ow, in_w, kw, sw, pw);
+      window_max<0, 0>(src, in_w, wh.begin * in_w + ww.begin, rows, ww.end - ww.begin, dst + ow, dst_at + ow);
+    }
   }
-  if (lo >= hi) return;
-  // A compile-time stride lets the compiler vectorise the strided loads (2x2 windows of stride
-  // 2 are nearly every CNN's pooling); other strides take the run-time form.
-  if (sw == 2) max_pool_interior<T, 2>(src, in_w, wh, lo, hi, kw, sw, pw, dst, dst_at);
-  else max_pool_interior<T, 0>(src, in_w, wh, lo, hi, kw, sw, pw, dst, dst_at);
 }
 
 }  // namespace

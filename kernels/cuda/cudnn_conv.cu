@@ -276,30 +276,27 @@ Tensor workspace_tensor(size_t bytes, const Device& device) {
 
 void* workspace_data(const Tensor& workspace) { return workspace.defined() ? workspace.data_ptr() : nullptr; }
 
-// Chooses the algorithm for one direction under the device's lock, allocates its workspace and
-// calls run(descriptors, choice, workspace pointer, scales); run == nullptr only plans.
+// Chooses the algorithm for one direction under the device's lock; when `execute`, allocates its
+// workspace and calls run(descriptors, choice, workspace pointer, scales), still under the lock.
 template <class Direction, class Run>
 Choice<Direction> with_algorithm(const Device& device, DType dtype, const Conv2dGeometry& g, const char* op,
-                                 const Run* run) {
+                                 const Run& run, bool execute = true) {
   CudnnContext& context = context_for(device);
   std::lock_guard<std::mutex> lock(context.mutex);
   EMBER_CUDNN_CHECK(cudnnSetStream(context.handle, current_stream()));
   const ConvDescriptors d(context.handle, dtype, g, op);
   const Choice<Direction> choice = choose_algorithm<Direction>(d, dtype, g, op);
-  if (run) {
+  if (execute) {
     const Tensor workspace = workspace_tensor(choice.workspace_bytes, device);
-    (*run)(d, choice, workspace_data(workspace), Scales(dtype));
+    run(d, choice, workspace_data(workspace), Scales(dtype));
   }
   return choice;
 }
 
 template <class Direction>
-using PlanOnly = void (*)(const ConvDescriptors&, const Choice<Direction>&, void*, const Scales&);
-
-template <class Direction>
 CudnnConvPlan plan_for(DType dtype, const Conv2dGeometry& g, const Device& device) {
-  const PlanOnly<Direction> no_run = nullptr;
-  const Choice<Direction> c = with_algorithm<Direction>(device, dtype, g, "conv2d (plan)", no_run);
+  const auto nothing = [](const ConvDescriptors&, const Choice<Direction>&, void*, const Scales&) {};
+  const Choice<Direction> c = with_algorithm<Direction>(device, dtype, g, "conv2d (plan)", nothing, false);
   CudnnConvPlan plan;
   plan.algorithm = static_cast<int>(c.algo);
   plan.workspace_bytes = c.workspace_bytes;
@@ -314,7 +311,7 @@ void cudnn_conv2d_forward(const Tensor& x, const Tensor& weight, const Tensor& y
                                               weight.data_ptr(), d.conv.get(), c.algo, ws, c.workspace_bytes,
                                               s.zero(), d.y.get(), y.data_ptr()));
   };
-  with_algorithm<Forward>(x.device(), x.dtype(), g, "conv2d", &run);
+  with_algorithm<Forward>(x.device(), x.dtype(), g, "conv2d", run);
 }
 
 void cudnn_conv2d_backward_data(const Tensor& dy, const Tensor& weight, const Tensor& dx, const Conv2dGeometry& g) {
@@ -323,7 +320,7 @@ void cudnn_conv2d_backward_data(const Tensor& dy, const Tensor& weight, const Te
                                                    dy.data_ptr(), d.conv.get(), c.algo, ws, c.workspace_bytes,
                                                    s.zero(), d.x.get(), dx.data_ptr()));
   };
-  with_algorithm<BackwardData>(dy.device(), dy.dtype(), g, "conv2d_backward_input", &run);
+  with_algorithm<BackwardData>(dy.device(), dy.dtype(), g, "conv2d_backward_input", run);
 }
 
 void cudnn_conv2d_backward_filter(const Tensor& x, const Tensor& dy, const Tensor& dw, const Conv2dGeometry& g) {
@@ -332,7 +329,7 @@ void cudnn_conv2d_backward_filter(const Tensor& x, const Tensor& dy, const Tenso
                                                      dy.data_ptr(), d.conv.get(), c.algo, ws, c.workspace_bytes,
                                                      s.zero(), d.w.get(), dw.data_ptr()));
   };
-  with_algorithm<BackwardFilter>(x.device(), x.dtype(), g, "conv2d_backward_weight", &run);
+  with_algorithm<BackwardFilter>(x.device(), x.dtype(), g, "conv2d_backward_weight", run);
 }
 
 CudnnConvPlan cudnn_conv2d_plan(ConvDirection direction, DType dtype, const Conv2dGeometry& g, Device device) {

@@ -105,7 +105,7 @@ TEST_CASE("report table aligns columns and mirrors rows as JSON", "[cli]") {
   test::expect_error_contains([&] { table.add_row({int64_t{1}}); }, {"report table", "1 cells", "3 columns"});
 }
 
-TEST_CASE("progress bar renders progress, loss, rate and ETA; disabled it prints nothing", "[cli]") {
+TEST_CASE("progress bar renders progress, loss, rate and ETA, disabled it prints nothing", "[cli]") {
   CHECK(ProgressBar::render("epoch 1/2", 50, 100, 0.25, 2000) ==
         "epoch 1/2 [##########..........] 50/100  loss 0.2500  2.0k items/s  ETA 0:00");
   CHECK(ProgressBar::render("e", 0, 10, 1.0, 0) == "e [....................] 0/10  loss 1.0000  0.0 items/s");

@@ -13,7 +13,7 @@ TEST_CASE("a tensor used twice gets the sum of both gradients", "[autograd]") {
   expect_values(x.grad(), {3, 5, 7}, 0, "x*x + x");
 }
 
-TEST_CASE("a second backward accumulates; zero_grad clears", "[autograd]") {
+TEST_CASE("a second backward accumulates, zero_grad clears", "[autograd]") {
   Tensor x = from_vector<float>({1, 2}, {2}).requires_grad_();
   sum(x * 3.0).backward();
   sum(x * 3.0).backward();
@@ -48,7 +48,7 @@ TEST_CASE("saved tensors are freed after backward", "[autograd][memory]") {
   CHECK(memory_stats(kCPU).allocated_bytes.current == before + 256 * 256 * 4);
 }
 
-TEST_CASE("NoGradGuard records nothing; detach cuts history", "[autograd]") {
+TEST_CASE("NoGradGuard records nothing, detach cuts history", "[autograd]") {
   Tensor x = ones({2}).requires_grad_();
   {
     NoGradGuard guard;

@@ -60,7 +60,7 @@ std::vector<int64_t> iota_vector(int64_t n) {
 
 }  // namespace
 
-TEST_CASE("batches have the right shapes and dtypes; the last one is smaller", "[data]") {
+TEST_CASE("batches have the right shapes and dtypes, the last one is smaller", "[data]") {
   DataLoader loader(indexed_dataset(10), options_with(4, false));
   CHECK(loader.batches_per_epoch() == 3);
   std::vector<int64_t> sizes;

@@ -3,6 +3,7 @@
 // gradcheck on inputs without ties, global average pooling, f16, errors.
 #include <cmath>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "kernels/ops.h"
@@ -47,6 +48,67 @@ TEST_CASE("max_pool2d matches hand-computed windows", "[pool]") {
   // non-square kernel (1, 2) with stride (1, 2)
   expect_values(max_pool2d(x, {1, 2}, {1, 2}), {5, 2, 4, 8, 9, -1, 11, 12}, 0, "max_pool2d 1x2");
   CHECK(max_pool2d(zeros({3, 2, 7, 5}), 2).shape() == Shape{3, 2, 3, 2});
+}
+
+TEST_CASE("pooling matches a direct reference, indices and ties included", "[pool]") {
+  struct Case {
+    int64_t h, w;
+    Size2 kernel, stride, padding;
+  };
+  const std::vector<Case> cases = {{8, 8, 2, 2, 0}, {7, 9, 2, 2, 0}, {7, 5, 3, 2, 1}, {6, 7, 2, 1, 1},
+                                   {5, 8, {3, 2}, {1, 2}, {1, 0}}, {9, 6, 3, 3, 0}, {4, 4, 4, 4, 2}};
+  manual_seed(41);
+  for (const Case& k : cases) {
+    // values rounded to a coarse grid: windows with ties, which must resolve to the first maximum
+    const Tensor x = sqrt(rand({2, 3, k.h, k.w}, kFloat64, 0.0, 16.0));
+    std::vector<double> xs = x.to_vector<double>();
+    for (double& v : xs) v = std::floor(v);
+    const Tensor xr = from_vector<double>(xs, x.shape());
+    const kernels::Pool2dArgs args{k.kernel, k.stride, k.padding};
+    Tensor indices;
+    const Tensor mx = kernels::max_pool2d(xr, args, &indices);
+    const Tensor av = kernels::avg_pool2d(xr, args);
+    const int64_t oh_n = mx.size(2), ow_n = mx.size(3);
+    std::vector<double> want_max, want_avg, want_at;
+    for (int64_t p = 0; p < 6; ++p)
+      for (int64_t oh = 0; oh < oh_n; ++oh)
+        for (int64_t ow = 0; ow < ow_n; ++ow) {
+          double best = -1e300, sum = 0;
+          int64_t at = -1;
+          for (int64_t i = 0; i < k.kernel.h; ++i)
+            for (int64_t j = 0; j < k.kernel.w; ++j) {
+              const int64_t h = oh * k.stride.h - k.padding.h + i, w = ow * k.stride.w - k.padding.w + j;
+              if (h < 0 || h >= k.h || w < 0 || w >= k.w) continue;
+              const double v = xs[static_cast<size_t>(p * k.h * k.w + h * k.w + w)];
+              sum += v;
+              if (v > best) {
+                best = v;
+                at = h * k.w + w;
+              }
+            }
+          want_max.push_back(best);
+          want_at.push_back(static_cast<double>(at));
+          // floor mode with padding <= kernel/2: every window spans the full kernel of the padded input
+          want_avg.push_back(sum / static_cast<double>(k.kernel.h * k.kernel.w));
+        }
+    const std::string label = "pool " + std::to_string(k.h) + "x" + std::to_string(k.w) + " kernel (" +
+                              std::to_string(k.kernel.h) + "," + std::to_string(k.kernel.w) + ")";
+    expect_values(mx, want_max, 0, "max_" + label);
+    expect_values(indices, want_at, 0, "max_" + label + " indices");
+    expect_values(av, want_avg, 1e-12, "avg_" + label);
+  }
+}
+
+TEST_CASE("max_pool2d picks the first NaN of a window wherever it is", "[pool]") {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  // 2x4 plane, two 2x2 windows: the left one has a NaN last, the right one two NaNs
+  const Tensor x = from_vector<float>({1, 2, 5, nan, 3, nan, nan, 0}, {1, 1, 2, 4});
+  Tensor indices;
+  const Tensor y = kernels::max_pool2d(x, kernels::Pool2dArgs{2, 2, 0}, &indices);
+  const std::vector<double> ys = y.to_vector<double>();
+  CHECK(std::isnan(ys[0]));
+  CHECK(std::isnan(ys[1]));
+  expect_values(indices, {5, 3}, 0, "max_pool2d NaN positions");
 }
 
 TEST_CASE("max_pool2d sends each gradient to its window's maximum", "[pool]") {

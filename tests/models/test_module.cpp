@@ -160,7 +160,7 @@ TEST_CASE("parameters are counted as parameter bytes, forward outputs as activat
   CHECK(category_bytes(MemoryCategory::activation) - activations_before >= static_cast<int64_t>(y.nbytes()));
 }
 
-TEST_CASE("Sequential: forward equals forward_range pieces; ranges are checked", "[module]") {
+TEST_CASE("Sequential: forward equals forward_range pieces, ranges are checked", "[module]") {
   auto net = small_net();
   Tensor x = randn({3, 2});
   const Tensor whole = net->forward(x);

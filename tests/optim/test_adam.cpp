@@ -137,7 +137,7 @@ TEST_CASE("Adam state: lazy fp32 moments as optimizer_state, per-parameter step 
   expect_values(b, {first_step(3, 1, 0.5, 1e-8), first_step(4, -1, 0.5, 1e-8)}, 1e-6, "adam b first step, lr 0.5");
 }
 
-TEST_CASE("Adam rejects bad options; adam_step_ names the op and the shapes", "[adam][errors]") {
+TEST_CASE("Adam rejects bad options, adam_step_ names the op and the shapes", "[adam][errors]") {
   Tensor p = zeros({2}).requires_grad_();
   expect_error_contains([&] { optim::Adam({p}, optim::AdamOptions(0.1).betas(1.0, 0.999)); }, {"Adam", "beta1", "1"});
   expect_error_contains([&] { optim::AdamW({p}, optim::AdamOptions(0.1).betas(0.9, -0.5)); }, {"AdamW", "beta2"});

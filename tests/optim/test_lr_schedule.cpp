@@ -79,7 +79,7 @@ TEST_CASE("OneCycle follows PyTorch's OneCycleLR", "[lr_schedule]") {
   CHECK(custom.lr_at(9) == Approx(0.005).epsilon(kTol));
 }
 
-TEST_CASE("apply sets the optimizer's learning rate; make_schedule by name", "[lr_schedule]") {
+TEST_CASE("apply sets the optimizer's learning rate, make_schedule by name", "[lr_schedule]") {
   Tensor p = zeros({1}).requires_grad_();
   optim::SGD sgd({p}, optim::SgdOptions(1.0));
   const optim::StepLR step(1.0, 2, 0.5);

@@ -66,7 +66,7 @@ TEST_CASE("SGD weight decay adds wd * p to the gradient", "[sgd]") {
                   "weight decay + momentum");
 }
 
-TEST_CASE("SGD skips parameters without a gradient; set_lr changes the next step", "[sgd]") {
+TEST_CASE("SGD skips parameters without a gradient, set_lr changes the next step", "[sgd]") {
   Tensor a = from_vector<float>({1, 2}, {2}).requires_grad_();
   Tensor b = from_vector<float>({3, 4}, {2}).requires_grad_();
   optim::SGD sgd({a, b}, optim::SgdOptions(0.5));
@@ -80,7 +80,7 @@ TEST_CASE("SGD skips parameters without a gradient; set_lr changes the next step
   expect_values(a, {0.25, 1.25}, 0, "sgd a after set_lr");
 }
 
-TEST_CASE("SGD with gradients from backward; zero_grad clears them", "[sgd]") {
+TEST_CASE("SGD with gradients from backward, zero_grad clears them", "[sgd]") {
   Tensor p = from_vector<float>({1, -2, 3}, {3}).requires_grad_();
   optim::SGD sgd({p}, optim::SgdOptions(0.1));
   sum(p * p).backward();  // grad = 2p

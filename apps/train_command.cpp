@@ -124,6 +124,7 @@ CLI::App* add_train_command(CLI::App& app, TrainOptions& o) {
   cmd->add_flag("--json", o.json, "Print one JSON document instead of the table and progress bar");
   cmd->add_option("--min-accuracy", o.min_accuracy, "Exit with code 2 if the final accuracy is below this fraction")
       ->check(CLI::Range(0.0, 1.0));
+  add_memory_options(cmd, o.memory);
   return cmd;
 }
 
@@ -133,6 +134,8 @@ TrainSummary run_train(const TrainOptions& options, std::ostream& out) {
   if (o.threads > 0) omp_set_num_threads(o.threads);
   manual_seed(o.seed);
   const Device device = choose_device(o.device);
+  // Before the model exists, so the report sees parameters and optimizer state being created.
+  MemorySession memory_session(o.memory, device, o.model + " on " + o.data + ", batch " + std::to_string(o.batch));
 
   data::SyntheticOptions data_options;
   data_options.samples_per_class = o.samples_per_class;
@@ -191,6 +194,7 @@ TrainSummary run_train(const TrainOptions& options, std::ostream& out) {
     double loss_sum = 0.0;
     int64_t done = 0;
     for (data::Batch& batch : train_loader) {
+      memory_session.begin_step(step);
       const Tensor logits = model->forward(batch.images);
       Tensor loss = cross_entropy(logits, batch.labels);
       train_correct += models::count_correct(logits.detach(), batch.labels);
@@ -218,6 +222,8 @@ TrainSummary run_train(const TrainOptions& options, std::ostream& out) {
     if (!o.json) out << row << std::flush;
   }
   summary.seconds = std::chrono::duration<double>(Clock::now() - run_start).count();
+  const std::string memory_files = memory_session.finish();
+  if (!memory_files.empty() && !o.json) out << "memory report written to " << memory_files << "\n";
 
   summary.report = {{"command", "train"},
                     {"model", o.model},

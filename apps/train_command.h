@@ -14,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "apps/memory_session.h"
+
 namespace CLI {
 class App;
 }
@@ -51,6 +53,7 @@ struct TrainOptions {
   bool json = false;
   bool progress = true;       // the bar is also off when stdout is not a terminal
   double min_accuracy = 0.0;  // exit code 2 when the final accuracy is below (smoke tests)
+  MemoryOptions memory;       // --memory-report, --memory-trace, --memory-limit
 };
 
 struct TrainSummary {

@@ -125,7 +125,9 @@ void write_memory_report_html(const std::string& path, const MemoryRecorder& rec
     svg << "<text x='" << kLeft - 6 << "' y='" << y_of(bytes) + 4 << "' text-anchor='end'>" << bytes / kMiB
         << " MiB</text>\n";
     const double t = t0 + (t1 - t0) * i / 5;
-    svg << "<text x='" << x_of(t) << "' y='" << kTop + plot_h + 16 << "' text-anchor='middle'>" << t << " ms</text>\n";
+    const char* anchor = i == 0 ? "start" : (i == 5 ? "end" : "middle");  // keep the end labels inside
+    svg << "<text x='" << x_of(t) << "' y='" << kTop + plot_h + 16 << "' text-anchor='" << anchor << "'>" << t
+        << " ms</text>\n";
   }
   // The peak.
   if (peak.allocated > 0) {

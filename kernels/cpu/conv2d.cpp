@@ -103,12 +103,15 @@ void im2col(const Conv2dGeometry& g, const T* image, T* cols) {
       for (int64_t ow = 0; ow < r.ow.begin; ++ow) out[ow] = T(0);
       for (int64_t ow = r.ow.end; ow < out_w; ++ow) out[ow] = T(0);
       if (contiguous) continue;
-      const T* in = image + (r.src + (oh - r.oh.begin) * row_step);
+      // start at the first in-image column: r.src itself may lie before the image
+      const T* in = image + (r.src + (oh - r.oh.begin) * row_step + r.ow.begin * sw);
+      T* seg = out + r.ow.begin;
+      const int64_t count = r.ow.end - r.ow.begin;
       if (sw == 1) {  // unit stride vectorises; a run-time stride would gather element by element
 #pragma omp simd
-        for (int64_t ow = r.ow.begin; ow < r.ow.end; ++ow) out[ow] = in[ow];
+        for (int64_t i = 0; i < count; ++i) seg[i] = in[i];
       } else {
-        for (int64_t ow = r.ow.begin; ow < r.ow.end; ++ow) out[ow] = in[ow * sw];
+        for (int64_t i = 0; i < count; ++i) seg[i] = in[i * sw];
       }
     }
   });
@@ -122,13 +125,14 @@ void col2im_add(const Conv2dGeometry& g, const T* cols, T* image) {
   for_each_column_row(g, [&](const ColumnRow& r) {
     const T* row = cols + r.index * plane;
     for (int64_t oh = r.oh.begin; oh < r.oh.end; ++oh) {
-      const T* in = row + oh * out_w;
-      T* out = image + (r.src + (oh - r.oh.begin) * row_step);
+      const T* in = row + oh * out_w + r.ow.begin;
+      T* out = image + (r.src + (oh - r.oh.begin) * row_step + r.ow.begin * sw);  // first in-image column
+      const int64_t count = r.ow.end - r.ow.begin;
       if (sw == 1) {
 #pragma omp simd
-        for (int64_t ow = r.ow.begin; ow < r.ow.end; ++ow) out[ow] += in[ow];
+        for (int64_t i = 0; i < count; ++i) out[i] += in[i];
       } else {
-        for (int64_t ow = r.ow.begin; ow < r.ow.end; ++ow) out[ow * sw] += in[ow];
+        for (int64_t i = 0; i < count; ++i) out[i * sw] += in[i];
       }
     }
   });
@@ -190,8 +194,40 @@ void conv2d_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& weig
   });
 }
 
+// A "same" convolution (unit stride and dilation, padding (K-1)/2) has the same geometry as
+// its input gradient: dx = conv(dy, W') with W'[c][oc] = W[oc][c] flipped in both axes and
+// the same padding. That form runs the forward's im2col block copies over dy's OC channels
+// and writes dx straight from the GEMM, instead of a scatter-add col2im over C channels into
+// a zeroed dx; the FLOPs are the same. It wins when OC <= C (~5-10% on the ConvNet's 32->32
+// and 64->64 layers) and loses when OC > C (twice the rows to copy).
+bool input_grad_as_same_conv(const Conv2dGeometry& g) {
+  return g.stride_h == 1 && g.stride_w == 1 && g.dilation_h == 1 && g.dilation_w == 1 &&
+         2 * g.pad_h == g.kernel_h - 1 && 2 * g.pad_w == g.kernel_w - 1 && !g.is_pointwise() &&
+         g.out_channels <= g.in_channels;
+}
+
+template <class T>
+Tensor flipped_transposed_weight(const Conv2dGeometry& g, const Tensor& weight) {
+  CategoryScope scope(MemoryCategory::workspace);
+  Tensor out = empty(Shape{g.in_channels, g.out_channels, g.kernel_h, g.kernel_w}, TensorOptions().dtype(weight.dtype()));
+  const T* w = weight.data<T>();
+  T* o = out.data<T>();
+  const int64_t taps = g.kernel_h * g.kernel_w;
+  for (int64_t oc = 0; oc < g.out_channels; ++oc)
+    for (int64_t c = 0; c < g.in_channels; ++c)
+      for (int64_t t = 0; t < taps; ++t) o[(c * g.out_channels + oc) * taps + (taps - 1 - t)] = w[(oc * g.in_channels + c) * taps + t];
+  return out;
+}
+
 template <class T>
 void conv2d_input_grad(const Conv2dGeometry& g, const Tensor& dy, const Tensor& weight, const Tensor& dx) {
+  if (input_grad_as_same_conv(g)) {
+    const Tensor w_flipped = flipped_transposed_weight<T>(g, weight);
+    const Conv2dArgs same{1, Size2(g.pad_h, g.pad_w), 1};
+    conv2d_forward<T>(conv2d_geometry(dy.shape(), w_flipped.shape(), same, "conv2d_backward_input"), dy, w_flipped,
+                      Tensor(), dx);
+    return;
+  }
   const ConvPlan p = plan_for(g);
   const Tensor workspace = column_workspace(p, dy.dtype());
   const ConstMatrixMap<T> w(weight.data<T>(), p.out_channels, p.rows);

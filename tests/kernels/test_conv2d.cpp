@@ -37,6 +37,8 @@ const std::vector<ConvCase> kCases = {
     {2, 3, 6, 7, 2, 1, 1, 2, 0, 1},
     {1, 2, 8, 8, 3, 5, 5, 1, 2, 1},
     {3, 2, 7, 9, 3, 3, 3, {2, 1}, {0, 2}, {1, 2}},
+    {2, 4, 6, 5, 3, 3, 3, 1, 1, 1},  // "same" convolutions with OC <= C: dx through the flipped-weight
+    {1, 3, 7, 7, 2, 5, 5, 1, 2, 1},  // forward convolution instead of col2im
 };
 
 Shape conv_out_shape(const ConvCase& k) {
@@ -127,6 +129,7 @@ TEST_CASE("conv2d gradients pass gradcheck", "[conv2d][gradcheck]") {
       {2, 2, 5, 4, 3, 3, 3, 1, 1, 1},
       {3, 2, 6, 5, 2, 3, 2, 2, 1, 2},           // stride + padding + dilation
       {2, 3, 4, 4, 2, 1, 1, 1, 0, 1},           // pointwise shortcut
+      {2, 3, 5, 4, 3, 3, 3, 1, 1, 1},           // "same" with OC <= C: dx as a flipped-weight convolution
       {1, 2, 7, 6, 2, 2, 3, {2, 1}, {1, 0}, 1},  // per-axis arguments
   };
   for (const ConvCase& k : small) {

@@ -17,8 +17,11 @@ Tensor unary(UnaryOp op, const Tensor& x, double scalar) {
     const T* in = x.data<T>();
     T* out = y.data<T>();
     const C s = static_cast<C>(scalar);
-    parallel_for(x.numel(), kParallelGrain, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) out[i] = T(unary_forward<C>(op, C(in[i]), s));
+    with_unary_op(op, [&](auto op_constant) {
+      constexpr UnaryOp kOp = decltype(op_constant)::value;
+      parallel_for(x.numel(), kParallelGrain, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) out[i] = T(unary_forward<C>(kOp, C(in[i]), s));
+      });
     });
   });
   return y;
@@ -34,9 +37,12 @@ Tensor unary_backward(UnaryOp op, const Tensor& x, const Tensor& y, const Tensor
     const T* dys = dy.data<T>();
     T* out = dx.data<T>();
     const C s = static_cast<C>(scalar);
-    parallel_for(x.numel(), kParallelGrain, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i)
-        out[i] = T(kernels::unary_backward<C>(op, C(xs[i]), C(ys[i]), C(dys[i]), s));
+    with_unary_op(op, [&](auto op_constant) {
+      constexpr UnaryOp kOp = decltype(op_constant)::value;
+      parallel_for(x.numel(), kParallelGrain, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i)
+          out[i] = T(kernels::unary_backward<C>(kOp, C(xs[i]), C(ys[i]), C(dys[i]), s));
+      });
     });
   });
   return dx;
@@ -47,29 +53,32 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   Tensor c = empty(out_shape, TensorOptions().dtype(a.dtype()).device(a.device()));
   dispatch_dtype(a.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    using C = compute_t<T>;
-    const T* pa = a.data<T>();
-    const T* pb = b.data<T>();
-    T* pc = c.data<T>();
-    const int64_t n = c.numel();
-    if (a.shape() == out_shape && b.shape() == out_shape) {
-      parallel_for(n, kParallelGrain, [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) pc[i] = T(binary_forward<C>(op, C(pa[i]), C(pb[i])));
-      });
-    } else if (b.numel() == 1 && a.shape() == out_shape) {
-      const C vb = C(pb[0]);
-      parallel_for(n, kParallelGrain, [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) pc[i] = T(binary_forward<C>(op, C(pa[i]), vb));
-      });
-    } else {
-      const std::vector<int64_t> sizes = out_shape.sizes();
-      const std::vector<int64_t> sa = broadcast_strides(a.shape(), out_shape);
-      const std::vector<int64_t> sb = broadcast_strides(b.shape(), out_shape);
-      parallel_for(n, kParallelGrain, [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i)
-          pc[i] = T(binary_forward<C>(op, C(pa[broadcast_offset(i, sizes, sa)]), C(pb[broadcast_offset(i, sizes, sb)])));
-      });
-    }
+    with_binary_op(op, [&](auto op_constant) {
+      constexpr BinaryOp kOp = decltype(op_constant)::value;
+      using C = compute_t<T>;
+      const T* pa = a.data<T>();
+      const T* pb = b.data<T>();
+      T* pc = c.data<T>();
+      const int64_t n = c.numel();
+      if (a.shape() == out_shape && b.shape() == out_shape) {
+        parallel_for(n, kParallelGrain, [&](int64_t begin, int64_t end) {
+          for (int64_t i = begin; i < end; ++i) pc[i] = T(binary_forward<C>(kOp, C(pa[i]), C(pb[i])));
+        });
+      } else if (b.numel() == 1 && a.shape() == out_shape) {
+        const C vb = C(pb[0]);
+        parallel_for(n, kParallelGrain, [&](int64_t begin, int64_t end) {
+          for (int64_t i = begin; i < end; ++i) pc[i] = T(binary_forward<C>(kOp, C(pa[i]), vb));
+        });
+      } else {
+        const std::vector<int64_t> sizes = out_shape.sizes();
+        const std::vector<int64_t> sa = broadcast_strides(a.shape(), out_shape);
+        const std::vector<int64_t> sb = broadcast_strides(b.shape(), out_shape);
+        parallel_for(n, kParallelGrain, [&](int64_t begin, int64_t end) {
+          for (int64_t i = begin; i < end; ++i)
+            pc[i] = T(binary_forward<C>(kOp, C(pa[broadcast_offset(i, sizes, sa)]), C(pb[broadcast_offset(i, sizes, sb)])));
+        });
+      }
+    });
   });
   return c;
 }

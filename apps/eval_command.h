@@ -31,6 +31,7 @@ struct BenchTrainOptions {
   int threads = 1;
   int steps = 100;
   int warmup = 10;
+  std::string device = "cpu";  // cuda: the same benchmark on the GPU (bench/peers/pytorch_train.py is its peer)
 };
 
 CLI::App* add_eval_command(CLI::App& app, EvalOptions& options);

@@ -36,4 +36,9 @@ void check_compatible(const Tensor& a, const Tensor& b, const char* op) {
   check_same_dtype(a, b, op);
 }
 
+void throw_bad_label(const char* op, int64_t sample, int64_t label, int64_t classes) {
+  EMBER_THROW(op << ": label " << label << " of sample " << sample << " is out of range for " << classes
+                 << " classes (expected 0 <= label < " << classes << ")");
+}
+
 }  // namespace ember::kernels

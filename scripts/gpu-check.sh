@@ -279,15 +279,26 @@ if wants bench; then
   done
 fi
 if wants peer; then
-  shopt -s nullglob
-  peers=(bench/peers/*.py)
-  if [ "$have_gpu" -eq 1 ] && [ ${#peers[@]} -gt 0 ]; then
-    for p in "${peers[@]}"; do
-      PYTHONUNBUFFERED=1 run_step "$p" 90 "$logs/peer.log" "$python" "$p"
-      record "$(basename "$p")" "$step_rc" ok "$step_s"
+  # Training speed on the GPU: ember bench-train --device cuda against the PyTorch peer
+  # (bench/peers/pytorch_train.py, same models and synthetic batches), interleaved, 3 runs each.
+  if [ "$have_gpu" -eq 1 ] && [ -x "$build/apps/ember" ]; then
+    for model in lenet5 convnet; do
+      ours=() theirs=()
+      for _ in 1 2 3; do
+        run_step "ember $model" 60 "$logs/peer.log" "$build/apps/ember" bench-train --device cuda \
+          --model "$model" --batch 64 --steps 200 --warmup 20
+        ours+=("$(grep -o '"images_per_s": *[0-9.]*' "$logs/peer.log" | tail -1 | grep -o '[0-9.]*$')")
+        PYTHONUNBUFFERED=1 run_step "pytorch $model" 60 "$logs/peer.log" "$python" bench/peers/pytorch_train.py \
+          --model "$model" --batch 64 --steps 200 --warmup 20
+        theirs+=("$(grep -o '"images_per_s": *[0-9.]*' "$logs/peer.log" | tail -1 | grep -o '[0-9.]*$')")
+      done
+      m_ours=$(printf '%s\n' "${ours[@]}" | sort -g | sed -n 2p)
+      m_theirs=$(printf '%s\n' "${theirs[@]}" | sort -g | sed -n 2p)
+      ratio=$(awk -v a="${m_ours:-0}" -v b="${m_theirs:-0}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }')
+      record "train $model vs PyTorch" "$step_rc" "ember ${m_ours:-?} / pytorch ${m_theirs:-?} img/s = ${ratio}x" "$step_s"
     done
   else
-    row "PyTorch peers" "skipped (no GPU or no bench/peers/*.py)" 0
+    row "PyTorch peers" "skipped (no GPU or ember not built)" 0
   fi
 fi
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "kernels/checks.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/softmax_math.h"
 #include "memory/empty.h"
@@ -98,8 +99,7 @@ Tensor softmax_backward_rows(const Tensor& y, const Tensor& dy, int64_t dim, con
 void check_labels(const Tensor& labels, int64_t classes, const char* op) {
   const int64_t* l = labels.data<int64_t>();
   for (int64_t i = 0; i < labels.numel(); ++i)
-    EMBER_CHECK(l[i] >= 0 && l[i] < classes, op << ": label " << l[i] << " of sample " << i << " is out of range for "
-                                                << classes << " classes (expected 0 <= label < " << classes << ")");
+    if (l[i] < 0 || l[i] >= classes) throw_bad_label(op, i, l[i], classes);
 }
 
 }  // namespace

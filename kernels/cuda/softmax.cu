@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/checks.h"
 #include "kernels/cuda/block_reduce.cuh"
 #include "kernels/cuda/device_utils.cuh"
 #include "kernels/ops.h"
@@ -198,8 +199,7 @@ void check_labels(const Tensor& labels, int64_t classes, const char* op) {
   if (bad == ~0ULL) return;
   int64_t label = 0;
   copy_to_host(&label, l + bad, sizeof label);
-  EMBER_THROW(op << ": label " << label << " of sample " << bad << " is out of range for " << classes
-                 << " classes (expected 0 <= label < " << classes << ")");
+  throw_bad_label(op, static_cast<int64_t>(bad), label, classes);
 }
 
 unsigned row_blocks(int64_t rows) { return static_cast<unsigned>(rows < kMaxBlocks ? rows : kMaxBlocks); }

@@ -1,0 +1,36 @@
+// The README's training-loop example, built and run by CTest so the README stays true.
+#include <iostream>
+#include <memory>
+
+#include "autograd/ops.h"        // ember::cross_entropy, relu, matmul, ...
+#include "core/generator.h"      // ember::manual_seed
+#include "data/synthetic.h"      // ember::data::make_spirals
+#include "models/activation.h"   // nn::ReLU
+#include "models/linear.h"       // nn::Linear
+#include "models/metrics.h"      // models::accuracy
+#include "models/sequential.h"   // nn::Sequential
+#include "optim/sgd.h"           // optim::SGD, optim::SgdOptions
+
+int main() {
+  using namespace ember;
+  manual_seed(0);
+  data::Dataset spirals = data::make_spirals();     // 3 classes x 300 points
+  Tensor x = spirals.images.reshape({-1, 2});        // [900, 2] f32
+  Tensor y = spirals.labels;                         // [900] i64
+
+  auto net = std::make_shared<nn::Sequential>(std::initializer_list<std::shared_ptr<nn::Module>>{
+      std::make_shared<nn::Linear>(2, 64), std::make_shared<nn::ReLU>(),
+      std::make_shared<nn::Linear>(64, 3)});
+  optim::SGD sgd(net->parameters(), optim::SgdOptions(0.5).momentum(0.9));
+
+  for (int step = 0; step < 300; ++step) {
+    Tensor logits = net->forward(x);
+    Tensor loss = cross_entropy(logits, y);
+    sgd.zero_grad();
+    loss.backward();
+    sgd.step();
+    if (step % 50 == 0)
+      std::cout << "step " << step << "  loss " << loss.item<float>()
+                << "  accuracy " << models::accuracy(logits, y) << "\n";
+  }
+}

@@ -1,0 +1,163 @@
+// Checked entry points of the CNN kernels (conv2d, pooling, batch norm, dropout);
+// the rest are in kernels/dispatch.cpp.
+#include <algorithm>
+
+#include "core/cuda_runtime.h"
+#include "kernels/backend_dispatch.h"
+#include "kernels/checks.h"
+#include "memory/empty.h"
+
+namespace ember::kernels {
+
+// --- CNN ops: shapes and args are checked by kernels/conv_geometry.h, which names the op and shapes ---
+
+namespace {
+
+Shape conv_output_shape(const Conv2dGeometry& g) { return Shape{g.batch, g.out_channels, g.out_h, g.out_w}; }
+
+void check_grad_shape(const Tensor& dy, const Shape& expected, const char* op) {
+  check_defined(dy, op, "dy");
+  EMBER_CHECK(dy.shape() == expected, op << ": gradient " << dy.shape() << " does not match the output shape "
+                                         << expected);
+}
+
+// An optional per-channel tensor [C] next to x [N, C, ...] (bias, batch norm weight and statistics).
+void check_channel_vector(const Tensor& t, const Tensor& x, int64_t channels, const char* op, const char* arg) {
+  if (!t.defined()) return;
+  check_floating(t, op);
+  check_same_device(t, x, op);
+  EMBER_CHECK(t.dim() == 1 && t.size(0) == channels, op << ": '" << arg << "' must be [" << channels << "] for input "
+                                                        << x.shape() << ", got " << t.shape());
+}
+
+void check_batch_norm_input(const Tensor& x, const char* op) {
+  check_defined(x, op, "x");
+  check_floating(x, op);
+  EMBER_CHECK(x.dim() >= 2, op << ": expected input [N, C, ...], got " << x.shape());
+}
+
+}  // namespace
+
+Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias, const Conv2dArgs& args) {
+  check_defined(x, "conv2d", "x");
+  check_defined(weight, "conv2d", "weight");
+  check_floating(x, "conv2d");
+  check_compatible(x, weight, "conv2d");
+  const Conv2dGeometry g = conv2d_geometry(x.shape(), weight.shape(), args, "conv2d");
+  if (bias.defined()) check_compatible(x, bias, "conv2d");
+  check_channel_vector(bias, x, g.out_channels, "conv2d", "bias");
+  OpNameScope scope("conv2d");
+  return EMBER_BACKEND(x.device(), conv2d, x, weight, bias, args);
+}
+
+Tensor conv2d_backward_input(const Tensor& dy, const Tensor& weight, const Shape& x_shape, const Conv2dArgs& args) {
+  const Conv2dGeometry g = conv2d_geometry(x_shape, weight.shape(), args, "conv2d_backward_input");
+  check_grad_shape(dy, conv_output_shape(g), "conv2d_backward_input");
+  check_compatible(dy, weight, "conv2d_backward_input");
+  OpNameScope scope("conv2d_backward_input");
+  return EMBER_BACKEND(dy.device(), conv2d_backward_input, dy, weight, x_shape, args);
+}
+
+Tensor conv2d_backward_weight(const Tensor& x, const Tensor& dy, const Shape& weight_shape, const Conv2dArgs& args) {
+  check_defined(x, "conv2d_backward_weight", "x");
+  const Conv2dGeometry g = conv2d_geometry(x.shape(), weight_shape, args, "conv2d_backward_weight");
+  check_grad_shape(dy, conv_output_shape(g), "conv2d_backward_weight");
+  check_compatible(x, dy, "conv2d_backward_weight");
+  OpNameScope scope("conv2d_backward_weight");
+  return EMBER_BACKEND(x.device(), conv2d_backward_weight, x, dy, weight_shape, args);
+}
+
+Tensor conv2d_backward_bias(const Tensor& dy) {
+  check_defined(dy, "conv2d_backward_bias", "dy");
+  check_floating(dy, "conv2d_backward_bias");
+  EMBER_CHECK(dy.dim() == 4, "conv2d_backward_bias: expected dy [N, OC, OH, OW], got " << dy.shape());
+  OpNameScope scope("conv2d_backward_bias");
+  return EMBER_BACKEND(dy.device(), conv2d_backward_bias, dy);
+}
+
+Tensor max_pool2d(const Tensor& x, const Pool2dArgs& args, Tensor* indices) {
+  check_defined(x, "max_pool2d", "x");
+  check_floating(x, "max_pool2d");
+  pool2d_geometry(x.shape(), args, "max_pool2d");
+  OpNameScope scope("max_pool2d");
+  return EMBER_BACKEND(x.device(), max_pool2d, x, args, indices);
+}
+
+Tensor max_pool2d_backward(const Tensor& dy, const Tensor& indices, const Shape& x_shape) {
+  check_defined(dy, "max_pool2d_backward", "dy");
+  check_dtype(indices, DType::i64, "max_pool2d_backward", "indices");
+  check_same_device(dy, indices, "max_pool2d_backward");
+  check_same_shape(dy, indices, "max_pool2d_backward");
+  EMBER_CHECK(dy.dim() == 4 && x_shape.dim() == 4 && dy.size(0) == x_shape[0] && dy.size(1) == x_shape[1],
+              "max_pool2d_backward: gradient " << dy.shape() << " does not pool input " << x_shape);
+  OpNameScope scope("max_pool2d_backward");
+  return EMBER_BACKEND(dy.device(), max_pool2d_backward, dy, indices, x_shape);
+}
+
+Tensor avg_pool2d(const Tensor& x, const Pool2dArgs& args) {
+  check_defined(x, "avg_pool2d", "x");
+  check_floating(x, "avg_pool2d");
+  pool2d_geometry(x.shape(), args, "avg_pool2d");
+  OpNameScope scope("avg_pool2d");
+  return EMBER_BACKEND(x.device(), avg_pool2d, x, args);
+}
+
+Tensor avg_pool2d_backward(const Tensor& dy, const Shape& x_shape, const Pool2dArgs& args) {
+  const Conv2dGeometry g = pool2d_geometry(x_shape, args, "avg_pool2d_backward");
+  check_grad_shape(dy, conv_output_shape(g), "avg_pool2d_backward");
+  check_floating(dy, "avg_pool2d_backward");
+  OpNameScope scope("avg_pool2d_backward");
+  return EMBER_BACKEND(dy.device(), avg_pool2d_backward, dy, x_shape, args);
+}
+
+void batch_norm_stats(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, double momentum,
+                      double eps, Tensor* mean, Tensor* invstd) {
+  check_batch_norm_input(x, "batch_norm");
+  const int64_t channels = x.size(1);
+  EMBER_CHECK(x.numel() / std::max<int64_t>(1, channels) > 1,
+              "batch_norm: expected more than 1 value per channel when training, got input " << x.shape());
+  EMBER_CHECK(eps > 0.0, "batch_norm: eps must be positive, got " << eps);
+  check_channel_vector(running_mean, x, channels, "batch_norm", "running_mean");
+  check_channel_vector(running_var, x, channels, "batch_norm", "running_var");
+  OpNameScope scope("batch_norm");
+  EMBER_BACKEND(x.device(), batch_norm_stats, x, running_mean, running_var, momentum, eps, mean, invstd);
+}
+
+Tensor batch_norm_apply(const Tensor& x, const Tensor& mean, const Tensor& invstd, const Tensor& weight,
+                        const Tensor& bias) {
+  check_batch_norm_input(x, "batch_norm");
+  const int64_t channels = x.size(1);
+  check_defined(mean, "batch_norm", "mean");
+  check_defined(invstd, "batch_norm", "invstd");
+  check_channel_vector(mean, x, channels, "batch_norm", "mean");
+  check_channel_vector(invstd, x, channels, "batch_norm", "invstd");
+  check_channel_vector(weight, x, channels, "batch_norm", "weight");
+  check_channel_vector(bias, x, channels, "batch_norm", "bias");
+  OpNameScope scope("batch_norm");
+  return EMBER_BACKEND(x.device(), batch_norm_apply, x, mean, invstd, weight, bias);
+}
+
+void batch_norm_backward(const Tensor& x, const Tensor& dy, const Tensor& mean, const Tensor& invstd,
+                         const Tensor& weight, bool batch_stats, Tensor* dx, Tensor* dweight, Tensor* dbias) {
+  check_batch_norm_input(x, "batch_norm_backward");
+  check_same_shape(x, dy, "batch_norm_backward");
+  check_compatible(x, dy, "batch_norm_backward");
+  const int64_t channels = x.size(1);
+  check_defined(mean, "batch_norm_backward", "mean");
+  check_defined(invstd, "batch_norm_backward", "invstd");
+  check_channel_vector(mean, x, channels, "batch_norm_backward", "mean");
+  check_channel_vector(invstd, x, channels, "batch_norm_backward", "invstd");
+  check_channel_vector(weight, x, channels, "batch_norm_backward", "weight");
+  OpNameScope scope("batch_norm_backward");
+  EMBER_BACKEND(x.device(), batch_norm_backward, x, dy, mean, invstd, weight, batch_stats, dx, dweight, dbias);
+}
+
+Tensor dropout(const Tensor& x, double p, GeneratorState state) {
+  check_defined(x, "dropout", "x");
+  check_floating(x, "dropout");
+  EMBER_CHECK(p >= 0.0 && p <= 1.0, "dropout: probability must be in [0, 1], got " << p << " for " << x.shape());
+  OpNameScope scope("dropout");
+  return EMBER_BACKEND(x.device(), dropout, x, p, state);
+}
+
+}  // namespace ember::kernels

@@ -1,6 +1,5 @@
 // Checked entry points: validate once, then hand the call to the backend that
 // owns the tensor's device. The backends implement kernels/backend_api.inc.
-#include <algorithm>
 
 #include "core/cuda_runtime.h"
 #include "kernels/backend_dispatch.h"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/train.sh: installs what ember needs, builds the `ember` tool and trains the
-# default model on the default data. Extra arguments go to `ember train` and
-# override the defaults:
+# default model on the default data, writing the memory report of its first steps
+# (memory-report.html; docs/memory.md says how to read it). Extra arguments go to
+# `ember train` and override the defaults:
 #
 #   scripts/train.sh                      # the default run
 #   scripts/train.sh --epochs 1           # the default run, one epoch
@@ -23,7 +24,7 @@ app=ember  # the executable (apps/); its CMake target is ember_cli
 cmake --build "$build_dir" -j "${EMBER_JOBS:-$(nproc)}" --target ember_cli
 
 # ---- THE DEFAULT TRAINING RUN (one line; change the model/data here) ----
-defaults=(--model convnet --data fashion-mnist)
+defaults=(--model convnet --data fashion-mnist --memory-report memory-report.html)
 
 # A default applies only when the caller did not pass that flag (CLI11 rejects a
 # repeated single-value option).

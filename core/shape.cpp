@@ -31,6 +31,12 @@ std::string Shape::str() const {
   return os.str();
 }
 
+Shape Shape::transposed(int64_t d0, int64_t d1) const {
+  std::vector<int64_t> sizes = sizes_;
+  std::swap(sizes[static_cast<size_t>(d0)], sizes[static_cast<size_t>(d1)]);
+  return Shape(std::move(sizes));
+}
+
 int64_t Shape::wrap_dim(int64_t d, const char* op) const {
   const int64_t n = dim();
   const int64_t lo = n == 0 ? -1 : -n, hi = n == 0 ? 0 : n - 1;

@@ -22,6 +22,7 @@ class Shape {
   const std::vector<int64_t>& sizes() const { return sizes_; }
   std::vector<int64_t> strides() const;  // contiguous, in elements
   std::string str() const;               // "[2, 3]"
+  Shape transposed(int64_t d0, int64_t d1) const;  // dims d0 and d1 swapped (both already wrapped)
 
   // Wraps a possibly negative dim into [0, dim()); throws naming `op` if out of range.
   int64_t wrap_dim(int64_t d, const char* op) const;

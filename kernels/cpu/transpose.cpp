@@ -62,9 +62,7 @@ void transpose_runs(const T* in, T* out, int64_t outer, int64_t a, int64_t mid, 
 
 Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1) {
   const int64_t d0 = std::min(dim0, dim1), d1 = std::max(dim0, dim1);
-  std::vector<int64_t> sizes = x.shape().sizes();
-  std::swap(sizes[static_cast<size_t>(d0)], sizes[static_cast<size_t>(d1)]);
-  Tensor y = empty(Shape(sizes), TensorOptions().dtype(x.dtype()).device(x.device()));
+  Tensor y = empty(x.shape().transposed(d0, d1), TensorOptions().dtype(x.dtype()).device(x.device()));
   if (x.numel() == 0) return y;
   if (d0 == d1) {
     copy_(y, x);

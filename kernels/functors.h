@@ -122,6 +122,16 @@ EMBER_HD T sgd_update(T p, T g, T* buf, T lr, T momentum, T dampening, T weight_
   return p - lr * g;
 }
 
+// Mixed precision: one element of a (loss-scaled) gradient into its fp32 master
+// gradient. The result is float whatever the gradient's dtype; *nonfinite becomes
+// true when the unscaled value is inf or NaN (the caller then skips the step).
+template <class G>
+EMBER_HD float unscale_grad(G g, float inv_scale, float master, bool accumulate, bool* nonfinite) {
+  const float v = static_cast<float>(g) * inv_scale;
+  if (!(v - v == 0.0f)) *nonfinite = true;  // inf - inf and NaN - NaN are NaN; finite - itself is 0
+  return accumulate ? master + v : v;
+}
+
 // Adam/AdamW constants for one step in the compute type T. The per-step scalars (bias
 // corrections, 1 - beta, 1 - lr*wd) are computed on the host in double, as PyTorch does in Python.
 template <class T>

@@ -9,6 +9,7 @@ const char* category_name(MemoryCategory category) {
     case MemoryCategory::parameter: return "parameter";
     case MemoryCategory::gradient: return "gradient";
     case MemoryCategory::optimizer_state: return "optimizer_state";
+    case MemoryCategory::master_weights: return "master_weights";
     case MemoryCategory::activation: return "activation";
     case MemoryCategory::temporary: return "temporary";
     case MemoryCategory::workspace: return "workspace";

@@ -22,12 +22,13 @@ enum class MemoryCategory : uint8_t {
   parameter,
   gradient,
   optimizer_state,
+  master_weights,  // fp32 copies of fp16 parameters under mixed precision (train/master_weights.h)
   activation,  // outputs of forward ops, saved for backward
   temporary,   // everything short-lived: backward intermediates, casts, scratch
   workspace,   // library scratch (cuDNN, cuBLAS)
   data,        // input batches
 };
-inline constexpr int kNumMemoryCategories = 7;
+inline constexpr int kNumMemoryCategories = 8;
 const char* category_name(MemoryCategory category);
 
 using StreamHandle = void*;  // cudaStream_t on CUDA; nullptr is the default stream

@@ -17,7 +17,7 @@ constexpr size_t kMaxColumns = 1200;  // samples are thinned to about one per pi
 constexpr double kMiB = 1024.0 * 1024.0;
 
 const char* category_color(int c) {
-  static const char* colors[kNumMemoryCategories] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2",
+  static const char* colors[kNumMemoryCategories] = {"#4e79a7", "#f28e2b", "#e15759", "#59a14f", "#76b7b2",
                                                      "#edc948", "#b07aa1", "#9c755f"};
   return colors[c];
 }

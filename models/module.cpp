@@ -125,12 +125,13 @@ void Module::train(bool on) {
   for (const auto& entry : children_) entry.second->train(on);
 }
 
-void Module::convert(std::optional<Device> device, std::optional<DType> dtype) {
+void Module::convert(std::optional<Device> device, std::optional<DType> dtype, bool buffers) {
   NoGradGuard no_grad;
   for (const Tensor& p : parameters())
     replace_data(p, device.value_or(p.device()), dtype, MemoryCategory::parameter);
+  if (!buffers) return;
   // Buffers are model state, not activations: counted with the parameters.
-  for (const Tensor& b : buffers()) replace_data(b, device.value_or(b.device()), dtype, MemoryCategory::parameter);
+  for (const Tensor& b : this->buffers()) replace_data(b, device.value_or(b.device()), dtype, MemoryCategory::parameter);
 }
 
 void Module::to(Device device) { convert(device, std::nullopt); }
@@ -143,6 +144,11 @@ void Module::to(DType dtype) {
 void Module::to(Device device, DType dtype) {
   EMBER_CHECK(is_floating(dtype), name() << ".to: expected a floating dtype, got " << dtype_name(dtype));
   convert(device, dtype);
+}
+
+void Module::parameters_to(DType dtype) {
+  EMBER_CHECK(is_floating(dtype), name() << ".parameters_to: expected a floating dtype, got " << dtype_name(dtype));
+  convert(std::nullopt, dtype, /*buffers=*/false);
 }
 
 void Module::zero_grad(bool set_to_none) { optim::zero_grad(parameters(), set_to_none); }

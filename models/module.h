@@ -69,6 +69,9 @@ class Module {
   void to(Device device);
   void to(DType dtype);
   void to(Device device, DType dtype);
+  // Converts the parameters (and their gradients) only; buffers keep their dtype. Mixed precision
+  // uses it: f16 weights, while BatchNorm's running statistics stay fp32.
+  void parameters_to(DType dtype);
 
   void zero_grad(bool set_to_none = true);
 
@@ -92,7 +95,7 @@ class Module {
  private:
   void add_child(const std::string& name, std::shared_ptr<Module> module);
   void check_new_name(const std::string& name) const;
-  void convert(std::optional<Device> device, std::optional<DType> dtype);
+  void convert(std::optional<Device> device, std::optional<DType> dtype, bool buffers = true);
   void collect(const std::string& prefix, bool params, std::vector<std::pair<std::string, Tensor>>& out) const;
   void print(std::ostream& os, const std::string& label, int depth) const;
 

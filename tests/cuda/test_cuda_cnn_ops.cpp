@@ -353,3 +353,27 @@ EMBER_CUDA_TEST_CASE("dropout draws the cpu's mask from the same generator state
   const std::vector<double> dx = kernels::dropout(dy, 0.5, state).to_vector<double>();
   for (size_t i = 0; i < y.size(); ++i) CHECK((y[i] == 0.0) == (dx[i] == 0.0));
 }
+
+EMBER_CUDA_TEST_CASE("dropout of inf and NaN matches the cpu, NaN where dropped", "[dropout]") {
+  // Both backends compute dropout_apply = x * mask * scale: a dropped inf or NaN is NaN on
+  // the GPU too (it used to store 0). NaN compares unequal, so the check is by hand.
+  const GeneratorState state{20240611, 12};
+  std::vector<float> values;
+  for (int i = 0; i < 1001; ++i) values.push_back(i % 3 == 0 ? INFINITY : i % 3 == 1 ? NAN : -2.5f);
+  for (DType dtype : {kFloat32, kFloat16, kFloat64}) {
+    for (double p : {0.3, 0.5, 1.0}) {
+      const Tensor x = from_vector<float>(values, {1001}).to(dtype);
+      const std::vector<double> cpu = kernels::dropout(x, p, state).to_vector<double>();
+      const std::vector<double> gpu = kernels::dropout(x.to(kCUDA), p, state).to_vector<double>();
+      REQUIRE(gpu.size() == cpu.size());
+      int64_t nan_outputs = 0;
+      for (size_t i = 0; i < cpu.size(); ++i) {
+        INFO(dtype_name(dtype) << " p " << p << " element " << i << ": cpu " << cpu[i] << ", cuda " << gpu[i]);
+        CHECK(std::isnan(cpu[i]) == std::isnan(gpu[i]));
+        if (!std::isnan(cpu[i])) CHECK(cpu[i] == gpu[i]);
+        nan_outputs += std::isnan(cpu[i]);
+      }
+      CHECK(nan_outputs > 334);  // every NaN input, plus the dropped infs
+    }
+  }
+}

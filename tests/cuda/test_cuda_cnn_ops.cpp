@@ -377,3 +377,10 @@ EMBER_CUDA_TEST_CASE("dropout of inf and NaN matches the cpu, NaN where dropped"
     }
   }
 }
+
+EMBER_CUDA_TEST_CASE("max_pool2d_backward rejects an index outside the plane like the cpu", "[pool][errors]") {
+  const Tensor dy = ones({1, 2, 2, 2}).to(kCUDA);
+  const Tensor bad = from_vector<int64_t>({0, 2, 8, 10, 0, 16, 8, 10}, {1, 2, 2, 2}).to(kCUDA);
+  test::expect_error_contains([&] { kernels::max_pool2d_backward(dy, bad, Shape{1, 2, 4, 4}); },
+                              {"max_pool2d_backward", "index 16", "at [0, 1, 0, 1]", "0 <= index < 16"});
+}

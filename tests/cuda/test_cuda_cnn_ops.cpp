@@ -384,3 +384,29 @@ EMBER_CUDA_TEST_CASE("max_pool2d_backward rejects an index outside the plane lik
   test::expect_error_contains([&] { kernels::max_pool2d_backward(dy, bad, Shape{1, 2, 4, 4}); },
                               {"max_pool2d_backward", "index 16", "at [0, 1, 0, 1]", "0 <= index < 16"});
 }
+
+EMBER_CUDA_TEST_CASE("batch_norm updates f64 running statistics in double like the cpu", "[batchnorm]") {
+  // The update is batch_norm_running_update in double on both backends (CUDA used the input's
+  // compute type, float, for f32 and f16 x). Integer inputs over 8 values per channel make the
+  // batch statistics exact on both sides, so only the update's own rounding is left: a few
+  // double ulps (FMA on the GPU), where a float update is off by ~1e-8.
+  std::vector<float> values(2 * 3 * 2 * 2);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>((i * 5) % 11);
+  const Tensor running_mean = from_vector<double>({0.1, 0.3, -0.7}, {3});
+  const Tensor running_var = from_vector<double>({0.7, 1.1, 1.3}, {3});
+  for (DType dtype : {kFloat32, kFloat16, kFloat64}) {
+    for (DType buffers : {kFloat64, kFloat32}) {
+      expect_all_match_cpu(
+          [&](auto& in) {
+            const Tensor rm = in[1].clone(), rv = in[2].clone();
+            Tensor mean, invstd;
+            kernels::batch_norm_stats(in[0], rm, rv, 0.1, 1e-5, &mean, &invstd);
+            CHECK(rm.dtype() == buffers);
+            return std::vector<Tensor>{mean, rm, rv};
+          },
+          {from_vector<float>(values, {2, 3, 2, 2}).to(dtype), running_mean.to(buffers), running_var.to(buffers)},
+          1e-14, std::string("batch_norm running stats ") + dtype_name(dtype) + " x, " + dtype_name(buffers) +
+                     " buffers");
+    }
+  }
+}

@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "memory/byte_size.h"
 #include "memory/memory.h"
 #include "memory/report.h"
 

@@ -4,7 +4,8 @@
 //   mean, var = biased batch variance, invstd = 1 / sqrt(var + eps)
 //   y = (x - mean) * invstd * weight + bias
 //   running = (1 - momentum) * running + momentum * batch_stat, with the unbiased
-//   variance var * M / (M - 1) for running_var
+//   variance var * M / (M - 1) for running_var, computed in double on both backends
+//   whatever the dtypes of x and of the buffers (batch_norm_running_update)
 //   training backward (fused): with xhat = (x - mean) * invstd,
 //     dbias = sum(dy), dweight = sum(dy * xhat),
 //     dx = weight * invstd * (dy - dbias / M - xhat * dweight / M)
@@ -30,6 +31,16 @@ EMBER_HD T batch_norm_running(T running, T batch_stat, T momentum) {
 template <class T>
 EMBER_HD T batch_norm_unbiased(T biased_var, int64_t count) {
   return count > 1 ? biased_var * T(count) / T(count - 1) : biased_var;
+}
+
+// One channel's running-statistic update, the one both backends run: in double whatever the
+// dtypes of x and of the running buffer (an f64 buffer next to f32 or f16 x keeps its precision).
+// `running` is the buffer's value and `batch_stat` the batch mean, or the biased batch variance
+// when `unbiased` (it is then converted with batch_norm_unbiased over `count` values); the
+// caller rounds the result to the buffer's dtype through its compute type, as every store does.
+EMBER_HD double batch_norm_running_update(double running, double batch_stat, double momentum, bool unbiased,
+                                          int64_t count) {
+  return batch_norm_running(running, unbiased ? batch_norm_unbiased(batch_stat, count) : batch_stat, momentum);
 }
 
 // dx of the training form: scale = weight * invstd, mean_dy = sum(dy) / M, mean_dy_xhat = sum(dy * xhat) / M.

@@ -14,7 +14,8 @@ void check_same_shape(const Tensor& a, const Tensor& b, const char* op);
 void check_dtype(const Tensor& t, DType dtype, const char* op, const char* arg);
 // dtype and device both match (the usual rule for two operands).
 void check_compatible(const Tensor& a, const Tensor& b, const char* op);
-// The one message for a class label outside [0, classes), from either backend.
+// The one message for a class label outside [0, classes), for either backend (the entry points'
+// check_label_range, kernels/backend_dispatch.h, throws it).
 [[noreturn]] void throw_bad_label(const char* op, int64_t sample, int64_t label, int64_t classes);
 
 }  // namespace ember::kernels

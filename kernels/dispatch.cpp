@@ -1,9 +1,13 @@
 // Checked entry points: validate once, then hand the call to the backend that
 // owns the tensor's device. The backends implement kernels/backend_api.inc.
 
+#include <string>
+#include <vector>
+
 #include "core/cuda_runtime.h"
 #include "kernels/backend_dispatch.h"
 #include "kernels/checks.h"
+#include "kernels/softmax_math.h"  // split_at_dim
 #include "memory/empty.h"
 
 namespace ember::kernels {
@@ -169,11 +173,51 @@ Tensor argmax_dim(const Tensor& x, int64_t dim, bool keepdim) {
   return EMBER_BACKEND(x.device(), argmax_dim, x, dim, keepdim);
 }
 
+namespace {
+
+// "[1, 0]": the coordinates of flat position `at` in `shape`.
+std::string coordinates(const Shape& shape, int64_t at) {
+  std::vector<int64_t> coords(static_cast<size_t>(shape.dim()));
+  for (int64_t d = shape.dim() - 1; d >= 0; --d) {
+    coords[static_cast<size_t>(d)] = shape[d] > 0 ? at % shape[d] : 0;
+    at = shape[d] > 0 ? at / shape[d] : 0;
+  }
+  std::string text = "[";
+  for (size_t d = 0; d < coords.size(); ++d) text += (d ? ", " : "") + std::to_string(coords[d]);
+  return text + "]";
+}
+
+}  // namespace
+
+OutOfRange find_out_of_range(const Tensor& indices, int64_t limit) {
+  check_defined(indices, "find_out_of_range", "indices");
+  check_dtype(indices, DType::i64, "find_out_of_range", "indices");
+  return EMBER_BACKEND(indices.device(), find_out_of_range, indices, limit);
+}
+
+void check_label_range(const Tensor& labels, int64_t classes, const char* op) {
+  const OutOfRange bad = EMBER_BACKEND(labels.device(), find_out_of_range, labels, classes);
+  if (bad.found()) throw_bad_label(op, bad.position, bad.value, classes);
+}
+
+void check_index_range(const Tensor& indices, int64_t limit, const char* op, const std::string& range_of) {
+  const OutOfRange bad = EMBER_BACKEND(indices.device(), find_out_of_range, indices, limit);
+  if (!bad.found()) return;
+  EMBER_THROW(op << ": index " << bad.value << " at " << coordinates(indices.shape(), bad.position) << " of indices "
+                 << indices.shape() << " is out of range " << range_of << " (expected 0 <= index < " << limit
+                 << ")");
+}
+
 Tensor scatter_dim(const Tensor& dy, const Tensor& indices, const Shape& shape, int64_t dim) {
+  check_defined(dy, "scatter_dim", "dy");
   check_dtype(indices, DType::i64, "scatter_dim", "indices");
   check_same_device(dy, indices, "scatter_dim");
   check_same_shape(dy, indices, "scatter_dim");
   dim = shape.wrap_dim(dim, "scatter_dim");
+  const DimSplit s = split_at_dim(shape, dim);
+  EMBER_CHECK(dy.numel() == s.outer * s.inner,
+              "scatter_dim: gradient " << dy.shape() << " does not match " << shape << " reduced along dim " << dim);
+  check_index_range(indices, s.n, "scatter_dim", "for dim " + std::to_string(dim) + " of " + shape.str());
   OpNameScope scope("scatter_dim");
   return EMBER_BACKEND(dy.device(), scatter_dim, dy, indices, shape, dim);
 }
@@ -241,12 +285,12 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& labels, Tensor* log_pro
               "cross_entropy: expected logits [N, C] and labels [N], got " << logits.shape() << " and "
                                                                            << labels.shape());
   EMBER_CHECK(logits.size(0) > 0, "cross_entropy: empty batch " << logits.shape());
+  check_label_range(labels, logits.size(1), "cross_entropy");
   OpNameScope scope("cross_entropy");
   return EMBER_BACKEND(logits.device(), cross_entropy, logits, labels, log_probs);
 }
 
 Tensor cross_entropy_backward(const Tensor& log_probs, const Tensor& labels, const Tensor& dloss) {
-  // Labels were range-checked by the forward pass that produced log_probs.
   check_floating(log_probs, "cross_entropy_backward");
   check_dtype(labels, DType::i64, "cross_entropy_backward", "labels");
   check_same_device(log_probs, labels, "cross_entropy_backward");
@@ -254,6 +298,8 @@ Tensor cross_entropy_backward(const Tensor& log_probs, const Tensor& labels, con
   EMBER_CHECK(log_probs.dim() == 2 && labels.dim() == 1 && labels.size(0) == log_probs.size(0) && dloss.numel() == 1,
               "cross_entropy_backward: expected log_probs [N, C], labels [N] and a one-element dloss, got "
                   << log_probs.shape() << ", " << labels.shape() << " and " << dloss.shape());
+  // Checked again: the backend indexes with them, and the labels need not be the forward's.
+  check_label_range(labels, log_probs.size(1), "cross_entropy_backward");
   OpNameScope scope("cross_entropy_backward");
   return EMBER_BACKEND(log_probs.device(), cross_entropy_backward, log_probs, labels, dloss);
 }

@@ -1,6 +1,7 @@
 // Checked entry points of the CNN kernels (conv2d, pooling, batch norm, dropout);
 // the rest are in kernels/dispatch.cpp.
 #include <algorithm>
+#include <string>
 
 #include "core/cuda_runtime.h"
 #include "kernels/backend_dispatch.h"
@@ -90,6 +91,10 @@ Tensor max_pool2d_backward(const Tensor& dy, const Tensor& indices, const Shape&
   check_same_shape(dy, indices, "max_pool2d_backward");
   EMBER_CHECK(dy.dim() == 4 && x_shape.dim() == 4 && dy.size(0) == x_shape[0] && dy.size(1) == x_shape[1],
               "max_pool2d_backward: gradient " << dy.shape() << " does not pool input " << x_shape);
+  // Each index is a flat offset h*W + w in its input plane (max_pool2d records them).
+  check_index_range(indices, x_shape[2] * x_shape[3], "max_pool2d_backward",
+                    "for the " + std::to_string(x_shape[2]) + "x" + std::to_string(x_shape[3]) + " planes of input " +
+                        x_shape.str());
   OpNameScope scope("max_pool2d_backward");
   return EMBER_BACKEND(dy.device(), max_pool2d_backward, dy, indices, x_shape);
 }

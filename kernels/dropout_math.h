@@ -1,12 +1,14 @@
 #pragma once
 // Dropout's mask, shared by the CPU and CUDA backends: element i of a draw at
 // generator state (seed, offset) is kept iff philox_uniform(seed, offset, i) >= p,
-// and kept values are scaled by 1 / (1 - p). The mask is a pure function of
+// and the output is PyTorch's x * mask * scale with mask = 1 (kept) or 0 (dropped)
+// and scale = 1 / (1 - p): a dropped finite value gives 0 (-0 when negative), a
+// dropped inf or NaN gives NaN, as x * 0 does. The mask is a pure function of
 // (seed, offset, i), so backward recomputes it instead of storing it, and a
 // checkpointed segment that restores the generator state redraws the same mask.
 //
 //   const GeneratorState s = reserve_random(dropout_counters(x.numel()));
-//   y[i] = dropout_keep(s.seed, s.offset, i, p) ? x[i] * dropout_scale(p) : 0;
+//   y[i] = dropout_apply(x[i], dropout_keep(s.seed, s.offset, i, p), dropout_scale(p));
 #include <cstdint>
 
 #include "core/hd.h"
@@ -28,5 +30,14 @@ EMBER_HD bool dropout_keep(uint64_t seed, uint64_t offset, uint64_t i, float p) 
 }
 
 EMBER_HD float dropout_scale(float p) { return p < 1.0f ? 1.0f / (1.0f - p) : 0.0f; }
+
+// One output element in the compute type C (float for f16 and f32, double for f64):
+// x * mask * scale, the mask a multiplier rather than a branch, so a dropped inf or NaN
+// is NaN on both backends (PyTorch's semantics) and the CPU loop has no branch to
+// mispredict.
+template <class C>
+EMBER_HD C dropout_apply(C x, bool keep, C scale) {
+  return x * C(keep ? 1 : 0) * scale;
+}
 
 }  // namespace ember::kernels

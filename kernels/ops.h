@@ -42,6 +42,14 @@ struct AdamOptions {
 // with fp16 logits the loss and its gradient seed stay in fp32, as mixed precision needs.
 inline DType cross_entropy_loss_dtype(DType logits) { return logits == DType::f64 ? DType::f64 : DType::f32; }
 
+// The first element of an index or label tensor that is outside its range (find_out_of_range):
+// its flat position and value; position -1 when every element is in range.
+struct OutOfRange {
+  int64_t position = -1;
+  int64_t value = 0;
+  bool found() const { return position >= 0; }
+};
+
 #include "kernels/backend_api.inc"
 
 }  // namespace ember::kernels

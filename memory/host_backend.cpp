@@ -50,21 +50,4 @@ std::unique_ptr<RawBackend> make_host_backend(size_t capacity_bytes) {
   return std::make_unique<HostBackend>(capacity_bytes);
 }
 
-size_t parse_byte_size(const std::string& text, const char* what) {
-  char* end = nullptr;
-  const double value = std::strtod(text.c_str(), &end);
-  const std::string unit(end);
-  double scale = 0;
-  if (unit.empty() || unit == "B") scale = 1;
-  else if (unit == "K" || unit == "KiB" || unit == "k") scale = 1024.0;
-  else if (unit == "M" || unit == "MiB") scale = 1024.0 * 1024;
-  else if (unit == "G" || unit == "GiB") scale = 1024.0 * 1024 * 1024;
-  else if (unit == "KB") scale = 1e3;
-  else if (unit == "MB") scale = 1e6;
-  else if (unit == "GB") scale = 1e9;
-  EMBER_CHECK(end != text.c_str() && scale > 0 && value >= 0,
-              what << ": cannot read '" << text << "' as a size (examples: 512MiB, 2GiB, 1000000)");
-  return static_cast<size_t>(value * scale);
-}
-
 }  // namespace ember

@@ -7,6 +7,7 @@
 
 #include "core/cuda_runtime.h"
 #include "memory/caching_allocator.h"
+#include "memory/byte_size.h"
 #include "memory/direct_allocator.h"
 
 namespace ember {

@@ -35,7 +35,4 @@ std::unique_ptr<RawBackend> make_host_backend(size_t capacity_bytes);
 // cudaMalloc / cudaFree on one device.
 std::unique_ptr<RawBackend> make_cuda_backend(int device_index);
 
-// Parses "512MiB", "2GiB", "1000000", "64M"; throws naming `what` on bad text.
-size_t parse_byte_size(const std::string& text, const char* what);
-
 }  // namespace ember

@@ -100,17 +100,15 @@ void batch_norm_stats(const Tensor& x, const Tensor& running_mean, const Tensor&
   for (size_t c = 0; c < inv.size(); ++c) inv[c] = batch_norm_invstd(batch_var[c], eps);
   write_channels(*mean, batch_mean);
   write_channels(*invstd, inv);
-  if (running_mean.defined()) {
-    std::vector<double> r = read_channels(running_mean, l.channels, 0.0);
-    for (size_t c = 0; c < r.size(); ++c) r[c] = batch_norm_running(r[c], batch_mean[c], momentum);
-    write_channels(running_mean, r);
-  }
-  if (running_var.defined()) {
-    std::vector<double> r = read_channels(running_var, l.channels, 1.0);
-    for (size_t c = 0; c < r.size(); ++c)
-      r[c] = batch_norm_running(r[c], batch_norm_unbiased(batch_var[c], count), momentum);
-    write_channels(running_var, r);
-  }
+  // The running statistics: batch_norm_running_update, in double (shared with CUDA).
+  const auto update_running = [&](const Tensor& running, const std::vector<double>& stat, bool unbiased) {
+    if (!running.defined()) return;
+    std::vector<double> r = read_channels(running, l.channels, 0.0);
+    for (size_t c = 0; c < r.size(); ++c) r[c] = batch_norm_running_update(r[c], stat[c], momentum, unbiased, count);
+    write_channels(running, r);
+  };
+  update_running(running_mean, batch_mean, false);
+  update_running(running_var, batch_var, true);
 }
 
 Tensor batch_norm_apply(const Tensor& x, const Tensor& mean, const Tensor& invstd, const Tensor& weight,

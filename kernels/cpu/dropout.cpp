@@ -1,4 +1,4 @@
-// CPU dropout: y = x * keep(i) / (1 - p), the mask drawn from Philox at a given
+// CPU dropout: y = x * keep(i) / (1 - p) (dropout_apply), the mask drawn from Philox at a given
 // generator state (kernels/dropout_math.h, shared with CUDA). Backward is the
 // same call on dy with the same state: the mask is recomputed, never stored.
 // Each Philox counter yields 4 lanes, so the loop walks whole counters.
@@ -26,14 +26,12 @@ Tensor dropout(const Tensor& x, double p, GeneratorState state) {
     const int64_t counters = static_cast<int64_t>(dropout_counters(n));
     parallel_for(counters, kParallelGrain / 4, [&](int64_t k0, int64_t k1) {
       for (int64_t k = k0; k < k1; ++k) {
-        // lanes of counter k are elements 4k .. 4k+3; one Philox call serves all four. The
-        // keep flag multiplies (0 or scale) instead of branching: with p near 0.5 a branch
-        // would mispredict every other element.
+        // lanes of counter k are elements 4k .. 4k+3; one Philox call serves all four.
         const PhiloxOutput r = philox4x32(state.seed, state.offset + static_cast<uint64_t>(k));
         const int64_t lanes = std::min<int64_t>(4, n - 4 * k);
         for (int64_t lane = 0; lane < lanes; ++lane) {
           const int64_t i = 4 * k + lane;
-          out[i] = T(C(in[i]) * (C(dropout_keep_bits(r.v[lane], keep_p)) * scale));
+          out[i] = T(dropout_apply(C(in[i]), dropout_keep_bits(r.v[lane], keep_p), scale));
         }
       }
     });

@@ -179,15 +179,10 @@ Tensor argmax_dim(const Tensor& x, int64_t dim, bool keepdim) {
 }
 
 Tensor scatter_dim(const Tensor& dy, const Tensor& indices, const Shape& shape, int64_t dim) {
-  const DimSplit s = split_at_dim(shape, dim);
-  EMBER_CHECK(dy.numel() == s.outer * s.inner,
-              "scatter_dim: gradient " << dy.shape() << " does not match " << shape << " reduced along dim " << dim);
+  const DimSplit s = split_at_dim(shape, dim);  // dy has s.outer * s.inner elements (checked by the entry point)
   Tensor dx = empty(shape, like(dy, dy.dtype()));
   if (dx.numel() > 0) std::memset(dx.data_ptr(), 0, dx.nbytes());  // all-zero bits are 0 in every dtype
-  const int64_t* idx = indices.data<int64_t>();
-  for (int64_t i = 0; i < indices.numel(); ++i)
-    EMBER_CHECK(idx[i] >= 0 && idx[i] < s.n,
-                "scatter_dim: index " << idx[i] << " at " << i << " is out of range for dim " << dim << " of " << shape);
+  const int64_t* idx = indices.data<int64_t>();  // each in [0, s.n): checked by the entry point
   dispatch_dtype(dy.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* src = dy.data<T>();

@@ -5,8 +5,9 @@
 //     block per channel sums its N * inner values (block_reduce: a fixed tree, so the
 //     result is deterministic), with the CPU's shift: sum(x - K) and sum((x - K)^2),
 //     K = the channel's first value, so a large mean does not swallow the variance.
-//   - the running statistics are updated on the device, in whatever floating dtype
-//     they are stored in.
+//   - the running statistics are updated on the device with the CPU's function,
+//     batch_norm_running_update, in double whatever the dtypes (an f64 buffer next to
+//     f32 x keeps its precision), then stored in the buffer's own dtype.
 //   - per-channel inputs (mean, invstd, weight, bias) may have any floating dtype (the
 //     CPU reads them all as double); they are cast to S once, so the kernels read S.
 //   - backward: one block per channel reduces sum(dy) and sum(dy * (x - mean)), then
@@ -65,13 +66,14 @@ __global__ void channel_stats_kernel(const D* x, ChannelLayout l, S eps, S* mean
   }
 }
 
-// running[c] = (1 - momentum) * running[c] + momentum * stat[c] (unbiased: stat = var * M / (M - 1)).
+// running[c] = (1 - momentum) * running[c] + momentum * stat[c] (unbiased: stat = var * M / (M - 1)),
+// in double (batch_norm_running_update, shared with the CPU).
 template <class R, class S>
-__global__ void running_update_kernel(R* running, const S* stat, int64_t channels, S momentum, bool unbiased,
+__global__ void running_update_kernel(R* running, const S* stat, int64_t channels, double momentum, bool unbiased,
                                       int64_t count) {
   for (int64_t c = thread_index(); c < channels; c += thread_count()) {
-    const S batch_stat = unbiased ? batch_norm_unbiased(stat[c], count) : stat[c];
-    store(running, c, batch_norm_running(S(load(running, c)), batch_stat, momentum));
+    const double r = static_cast<double>(load(running, c));
+    store(running, c, batch_norm_running_update(r, static_cast<double>(stat[c]), momentum, unbiased, count));
   }
 }
 
@@ -157,7 +159,7 @@ void update_running(const Tensor& running, const Tensor& stat, double momentum, 
   dispatch_floating("batch_norm", running.dtype(), [&](auto tag) {
     using R = decltype(tag);
     launch_1d("batch_norm (running stats)", running.numel(), running_update_kernel<device_t<R>, S>,
-              device_data<R>(running), stat.data<S>(), running.numel(), S(momentum), unbiased, count);
+              device_data<R>(running), stat.data<S>(), running.numel(), momentum, unbiased, count);
   });
 }
 

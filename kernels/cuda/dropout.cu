@@ -1,4 +1,4 @@
-// CUDA dropout: y = x * keep(i) / (1 - p), the mask drawn from Philox at a given
+// CUDA dropout: y = x * keep(i) / (1 - p) (dropout_apply), the mask drawn from Philox at a given
 // generator state (kernels/dropout_math.h, shared with the CPU), so the same seed
 // gives the same mask on both backends. Backward is the same call on dy with the
 // same state: the mask is recomputed, never stored. One thread per Philox counter
@@ -19,7 +19,7 @@ __global__ void dropout_kernel(const D* x, D* y, int64_t n, uint64_t seed, uint6
     for (int lane = 0; lane < 4; ++lane) {
       const int64_t i = 4 * k + lane;
       if (i >= n) break;
-      store(y, i, dropout_keep_bits(r.v[lane], p) ? C(load(x, i)) * scale : C(0));
+      store(y, i, dropout_apply(C(load(x, i)), dropout_keep_bits(r.v[lane], p), scale));
     }
   }
 }

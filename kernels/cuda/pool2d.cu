@@ -58,8 +58,9 @@ __global__ void max_pool2d_kernel(Conv2dGeometry g, const D* x, D* y, int64_t* i
   }
 }
 
-// dx (zeroed) [planes, in_plane] += dy [planes, out_plane] at each output's recorded maximum;
-// indices outside the plane are skipped.
+// dx (zeroed) [planes, in_plane] += dy [planes, out_plane] at each output's recorded maximum.
+// The entry point has rejected indices outside the plane (kernels/dispatch_cnn.cpp); the
+// guard only keeps a direct backend call in bounds.
 template <class D>
 __global__ void max_pool2d_backward_kernel(const D* dy, const int64_t* indices, D* dx, int64_t in_plane,
                                            int64_t out_plane, int64_t total) {

@@ -85,7 +85,8 @@ __global__ void reduce_partials_kernel(int64_t n, Lift lift, V identity, Combine
   if (threadIdx.x == 0) partials[blockIdx.x] = acc;
 }
 
-// out = 0 everywhere, then out[o, indices[o, 0, i], i] = dy[o, 0, i] (out-of-range indices are skipped).
+// out = 0 everywhere, then out[o, indices[o, 0, i], i] = dy[o, 0, i]. The entry point has rejected
+// out-of-range indices (kernels/dispatch.cpp); the guard only keeps a direct backend call in bounds.
 template <class D>
 __global__ void scatter_dim_kernel(const D* dy, const int64_t* indices, D* out, int64_t n, int64_t size,
                                    int64_t inner) {

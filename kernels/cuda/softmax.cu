@@ -12,14 +12,12 @@
 //     (kernels/cuda/block_reduce.cuh: fixed order, deterministic);
 //   - a thread per row otherwise (a softmax over channels of [N, C, H, W]):
 //     neighbouring threads take neighbouring i, so every pass is coalesced.
-// Cross entropy checks its labels on the device first: an out-of-range label
-// sets a flag (the first bad sample, by atomicMin) that is copied back, and the
-// op throws ember::Error naming the label, the sample and C, as the CPU does.
+// Labels are in [0, C): the entry points (kernels/dispatch.cpp) check them on the
+// device first, for the forward and the backward, with find_out_of_range.
 // The mean loss sums per-sample losses in fp64 in a single block: deterministic.
 #include <cstdint>
 #include <type_traits>
 
-#include "kernels/checks.h"
 #include "kernels/cuda/block_reduce.cuh"
 #include "kernels/cuda/device_utils.cuh"
 #include "kernels/ops.h"
@@ -172,36 +170,6 @@ __global__ void cross_entropy_backward_kernel(const T* __restrict__ log_probs, c
   }
 }
 
-// first_bad[0] = the smallest sample whose label is outside [0, classes).
-__global__ void find_bad_label_kernel(const int64_t* __restrict__ labels, int64_t samples, int64_t classes,
-                                      unsigned long long* __restrict__ first_bad) {
-  for (int64_t i = thread_index(); i < samples; i += thread_count())
-    if (labels[i] < 0 || labels[i] >= classes) atomicMin(first_bad, static_cast<unsigned long long>(i));
-}
-
-// Copies `bytes` from the device to the host once the current stream reaches this point.
-void copy_to_host(void* dst, const void* src, size_t bytes) {
-  EMBER_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, current_stream()));
-  EMBER_CUDA_CHECK(cudaStreamSynchronize(current_stream()));
-}
-
-// Throws, as the CPU backend does, when a label is outside [0, classes). Costs one sync.
-void check_labels(const Tensor& labels, int64_t classes, const char* op) {
-  const int64_t samples = labels.numel();
-  if (samples == 0) return;
-  Tensor flag = empty(Shape{}, TensorOptions().dtype(DType::i64).device(labels.device()));
-  auto* first_bad = reinterpret_cast<unsigned long long*>(device_data<int64_t>(flag));
-  EMBER_CUDA_CHECK(cudaMemsetAsync(first_bad, 0xff, sizeof(unsigned long long), current_stream()));  // "none"
-  const int64_t* l = device_data<int64_t>(labels);
-  launch_1d(op, samples, find_bad_label_kernel, l, samples, classes, first_bad);
-  unsigned long long bad = 0;
-  copy_to_host(&bad, first_bad, sizeof bad);
-  if (bad == ~0ULL) return;
-  int64_t label = 0;
-  copy_to_host(&label, l + bad, sizeof label);
-  throw_bad_label(op, static_cast<int64_t>(bad), label, classes);
-}
-
 unsigned row_blocks(int64_t rows) { return static_cast<unsigned>(rows < kMaxBlocks ? rows : kMaxBlocks); }
 
 // Launches the block-per-row or the thread-per-row variant (see the top of the file).
@@ -260,7 +228,6 @@ Tensor log_softmax_backward(const Tensor& y, const Tensor& dy, int64_t dim) {
 
 Tensor cross_entropy(const Tensor& logits, const Tensor& labels, Tensor* log_probs) {
   const int64_t samples = logits.size(0), classes = logits.size(1);
-  check_labels(labels, classes, "cross_entropy");
   Tensor lp = empty_like(logits);
   Tensor sample_loss = empty(Shape{samples}, TensorOptions().dtype(DType::f64).device(logits.device()));
   Tensor loss = empty(Shape{}, TensorOptions().dtype(cross_entropy_loss_dtype(logits.dtype())).device(logits.device()));

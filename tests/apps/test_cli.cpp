@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/memory_session.h"
 #include "apps/progress_bar.h"
 #include "apps/report_table.h"
 #include "apps/train_command.h"
@@ -122,4 +123,14 @@ TEST_CASE("progress bar renders progress, loss, rate and ETA, disabled it prints
   CHECK(shown.str().rfind("\rx [####################] 10/10", 0) == 0);
   bar.finish();
   CHECK(shown.str().back() == '\r');
+}
+
+TEST_CASE("ember train --memory-limit rejects a size that is not one", "[cli]") {
+  // inf and 1e30 used to be read by strtod and silently removed the limit (memory/byte_size.h).
+  for (const char* text : {"inf", "1e30", "-1", "64MiB!"}) {
+    MemoryOptions o;
+    o.limit = text;
+    test::expect_error_contains([&] { MemorySession session(o, kCPU, "test"); },
+                                {"--memory-limit", std::string("'") + text + "'", "512MiB"});
+  }
 }

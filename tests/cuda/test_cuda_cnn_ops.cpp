@@ -353,3 +353,60 @@ EMBER_CUDA_TEST_CASE("dropout draws the cpu's mask from the same generator state
   const std::vector<double> dx = kernels::dropout(dy, 0.5, state).to_vector<double>();
   for (size_t i = 0; i < y.size(); ++i) CHECK((y[i] == 0.0) == (dx[i] == 0.0));
 }
+
+EMBER_CUDA_TEST_CASE("dropout of inf and NaN matches the cpu, NaN where dropped", "[dropout]") {
+  // Both backends compute dropout_apply = x * mask * scale: a dropped inf or NaN is NaN on
+  // the GPU too (it used to store 0). NaN compares unequal, so the check is by hand.
+  const GeneratorState state{20240611, 12};
+  std::vector<float> values;
+  for (int i = 0; i < 1001; ++i) values.push_back(i % 3 == 0 ? INFINITY : i % 3 == 1 ? NAN : -2.5f);
+  for (DType dtype : {kFloat32, kFloat16, kFloat64}) {
+    for (double p : {0.3, 0.5, 1.0}) {
+      const Tensor x = from_vector<float>(values, {1001}).to(dtype);
+      const std::vector<double> cpu = kernels::dropout(x, p, state).to_vector<double>();
+      const std::vector<double> gpu = kernels::dropout(x.to(kCUDA), p, state).to_vector<double>();
+      REQUIRE(gpu.size() == cpu.size());
+      int64_t nan_outputs = 0;
+      for (size_t i = 0; i < cpu.size(); ++i) {
+        INFO(dtype_name(dtype) << " p " << p << " element " << i << ": cpu " << cpu[i] << ", cuda " << gpu[i]);
+        CHECK(std::isnan(cpu[i]) == std::isnan(gpu[i]));
+        if (!std::isnan(cpu[i])) CHECK(cpu[i] == gpu[i]);
+        nan_outputs += std::isnan(cpu[i]);
+      }
+      CHECK(nan_outputs > 334);  // every NaN input, plus the dropped infs
+    }
+  }
+}
+
+EMBER_CUDA_TEST_CASE("max_pool2d_backward rejects an index outside the plane like the cpu", "[pool][errors]") {
+  const Tensor dy = ones({1, 2, 2, 2}).to(kCUDA);
+  const Tensor bad = from_vector<int64_t>({0, 2, 8, 10, 0, 16, 8, 10}, {1, 2, 2, 2}).to(kCUDA);
+  test::expect_error_contains([&] { kernels::max_pool2d_backward(dy, bad, Shape{1, 2, 4, 4}); },
+                              {"max_pool2d_backward", "index 16", "at [0, 1, 0, 1]", "0 <= index < 16"});
+}
+
+EMBER_CUDA_TEST_CASE("batch_norm updates f64 running statistics in double like the cpu", "[batchnorm]") {
+  // The update is batch_norm_running_update in double on both backends (CUDA used the input's
+  // compute type, float, for f32 and f16 x). Integer inputs over 8 values per channel make the
+  // batch statistics exact on both sides, so only the update's own rounding is left: a few
+  // double ulps (FMA on the GPU), where a float update is off by ~1e-8.
+  std::vector<float> values(2 * 3 * 2 * 2);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>((i * 5) % 11);
+  const Tensor running_mean = from_vector<double>({0.1, 0.3, -0.7}, {3});
+  const Tensor running_var = from_vector<double>({0.7, 1.1, 1.3}, {3});
+  for (DType dtype : {kFloat32, kFloat16, kFloat64}) {
+    for (DType buffers : {kFloat64, kFloat32}) {
+      expect_all_match_cpu(
+          [&](auto& in) {
+            const Tensor rm = in[1].clone(), rv = in[2].clone();
+            Tensor mean, invstd;
+            kernels::batch_norm_stats(in[0], rm, rv, 0.1, 1e-5, &mean, &invstd);
+            CHECK(rm.dtype() == buffers);
+            return std::vector<Tensor>{mean, rm, rv};
+          },
+          {from_vector<float>(values, {2, 3, 2, 2}).to(dtype), running_mean.to(buffers), running_var.to(buffers)},
+          1e-14, std::string("batch_norm running stats ") + dtype_name(dtype) + " x, " + dtype_name(buffers) +
+                     " buffers");
+    }
+  }
+}

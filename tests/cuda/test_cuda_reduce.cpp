@@ -169,3 +169,23 @@ EMBER_CUDA_TEST_CASE("scatter_dim and max's gradient match the CPU", "[reduce][s
   const Tensor idx = from_vector<int64_t>({2, 0}, {2, 1}, TensorOptions(kInt64).device(kCUDA));
   expect_values(kernels::scatter_dim(dy, idx, {2, 3}, 1), {0, 0, 10, 20, 0, 0}, 0, "scatter_dim by hand");
 }
+
+EMBER_CUDA_TEST_CASE("scatter_dim rejects an out-of-range index like the CPU", "[reduce][scatter][errors]") {
+  // It used to skip the index on CUDA where the CPU threw: one check in the entry point now.
+  const Tensor dy = from_vector<float>({10, 20}, {2, 1}, TensorOptions(kCUDA));
+  const Tensor idx = from_vector<int64_t>({2, 3}, {2, 1}, TensorOptions(kInt64).device(kCUDA));
+  expect_error_contains([&] { kernels::scatter_dim(dy, idx, {2, 3}, 1); },
+                        {"scatter_dim", "index 3", "at [1, 0]", "dim 1 of [2, 3]", "0 <= index < 3"});
+  // find_out_of_range itself: the smallest bad position wins among many threads' hits.
+  const int64_t n = 1 << 20;
+  std::vector<int64_t> values(static_cast<size_t>(n), 1);
+  for (int64_t at : {900000, 600000, 123457, 123459}) values[static_cast<size_t>(at)] = at % 2 ? -5 : 9;
+  const Tensor big = from_vector<int64_t>(values, {n}, TensorOptions(kInt64).device(kCUDA));
+  const kernels::OutOfRange r = kernels::find_out_of_range(big, 4);
+  CHECK(r.position == 123457);
+  CHECK(r.value == -5);
+  CHECK_FALSE(kernels::find_out_of_range(from_vector<int64_t>({0, 3}, {2}).to(kCUDA), 4).found());
+  // No sticky CUDA state after the error.
+  const Tensor good = from_vector<int64_t>({2, 0}, {2, 1}, TensorOptions(kInt64).device(kCUDA));
+  expect_values(kernels::scatter_dim(dy, good, {2, 3}, 1), {0, 0, 10, 20, 0, 0}, 0, "scatter_dim after an error");
+}

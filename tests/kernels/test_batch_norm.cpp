@@ -3,9 +3,11 @@
 // running statistics, gradcheck in both modes, f16 with fp32 statistics, the
 // recompute guard, errors.
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "autograd/recompute_state.h"
+#include "kernels/batch_norm_math.h"
 #include "kernels/ops.h"
 #include "tests/support/op_contract.h"
 
@@ -58,6 +60,25 @@ TEST_CASE("batch_norm running statistics follow momentum 0.1 with the unbiased v
   expect_values(running_mean, {0.9 * rm0 + 0.1 * 2, 0.9 * rm1}, 1e-6, "running_mean after 2 steps");
   expect_values(running_var, {0.9 * rv0 + 0.1 * 8, 0.9 * rv1 + 0.1 * 4.0 / 3}, 1e-6, "running_var after 2 steps");
   CHECK(running_mean.dtype() == kFloat32);
+}
+
+TEST_CASE("batch_norm updates f64 running statistics in double next to f32 and f16 input", "[batchnorm]") {
+  // The update is batch_norm_running_update, in double whatever the dtypes (shared with CUDA):
+  // 0.1, 0.3, 0.7 and 1.1 are not floats, so an update in float would be off by ~1e-8.
+  for (DType dtype : {kFloat32, kFloat16}) {
+    const Tensor running_mean = from_vector<double>({0.1, 0.3}, {2}), running_var = from_vector<double>({0.7, 1.1}, {2});
+    batch_norm(first_batch().to(dtype), Tensor(), Tensor(), running_mean, running_var, true, 0.1);
+    CHECK(running_mean.dtype() == kFloat64);
+    CHECK(running_var.dtype() == kFloat64);
+    // channel 0: mean 2.5, biased var 1.25; channel 1: mean 5, biased var 5 (exact in f16 too); M = 4
+    expect_values(running_mean, {(1.0 - 0.1) * 0.1 + 0.1 * 2.5, (1.0 - 0.1) * 0.3 + 0.1 * 5.0}, 1e-15,
+                  std::string("f64 running_mean next to ") + dtype_name(dtype));
+    expect_values(running_var, {(1.0 - 0.1) * 0.7 + 0.1 * (1.25 * 4 / 3), (1.0 - 0.1) * 1.1 + 0.1 * (5.0 * 4 / 3)},
+                  1e-15, std::string("f64 running_var next to ") + dtype_name(dtype));
+  }
+  // The shared function itself: a single value has no unbiased variance, its biased one (0) is kept.
+  CHECK(kernels::batch_norm_running_update(1.0, 0.0, 0.5, true, 1) == 0.5);
+  CHECK(kernels::batch_norm_running_update(0.1, 2.0, 0.1, true, 2) == (1.0 - 0.1) * 0.1 + 0.1 * 4.0);
 }
 
 TEST_CASE("batch_norm eval uses the running statistics and leaves them alone", "[batchnorm]") {

@@ -1,6 +1,7 @@
 // dropout: the extremes p = 0 and p = 1, the 1/(1-p) scale, the keep fraction
 // on 1e5 elements, determinism from the seed, eval mode, the mask against the
-// shared predicate (kernels/dropout_math.h), and a backward that reuses the mask.
+// shared predicate (kernels/dropout_math.h), a backward that reuses the mask, and
+// PyTorch's x * mask * scale for inf and NaN (a dropped one is NaN, not 0).
 #include <cmath>
 #include <vector>
 
@@ -75,6 +76,41 @@ TEST_CASE("dropout's mask is the shared Philox predicate", "[dropout]") {
                       : 0.0;
   expect_values(from_vector<double>(ys, {1001}), expected, 1e-15, "dropout vs dropout_keep");
   CHECK(kernels::dropout_counters(1001) == 251);
+}
+
+TEST_CASE("dropout multiplies by the mask: a dropped inf or NaN is NaN, as in PyTorch", "[dropout]") {
+  // PyTorch computes x * mask * scale (and x * 0 for p = 1), so a dropped inf or NaN is
+  // NaN and a kept one stays inf (scaled) or NaN; finite dropped values are 0.
+  const GeneratorState state{99, 3};
+  const double p = 0.5;
+  const float inf = INFINITY;
+  std::vector<float> values;
+  for (int i = 0; i < 64; ++i) values.push_back(i % 4 == 0 ? inf : i % 4 == 1 ? -inf : i % 4 == 2 ? NAN : 1.5f);
+  for (DType dtype : {kFloat32, kFloat64, kFloat16}) {
+    const Tensor x = from_vector<float>(values, {64}).to(dtype);
+    const std::vector<double> ys = kernels::dropout(x, p, state).to_vector<double>();
+    int64_t dropped = 0, kept = 0;
+    for (size_t i = 0; i < values.size(); ++i) {
+      INFO(dtype_name(dtype) << " element " << i << " = " << values[i] << " gave " << ys[i]);
+      const bool keep = kernels::dropout_keep(state.seed, state.offset, i, static_cast<float>(p));
+      (keep ? kept : dropped) += 1;
+      if (std::isnan(values[i]) || (!keep && std::isinf(values[i]))) {
+        CHECK(std::isnan(ys[i]));
+      } else if (keep) {
+        CHECK(ys[i] == 2.0 * static_cast<double>(values[i]));  // inf stays inf, 1.5 becomes 3
+      } else {
+        CHECK(ys[i] == 0.0);
+      }
+    }
+    CHECK(dropped > 0);  // both branches were exercised (a p = 0.5 mask over 64 elements)
+    CHECK(kept > 0);
+    // p = 1 is x * 0: every inf and NaN becomes NaN, every finite value 0.
+    const std::vector<double> all = kernels::dropout(x, 1.0, state).to_vector<double>();
+    for (size_t i = 0; i < values.size(); ++i) {
+      const bool expected = std::isfinite(values[i]) ? all[i] == 0.0 : std::isnan(all[i]);
+      CHECK(expected);
+    }
+  }
 }
 
 TEST_CASE("dropout in eval mode is the identity", "[dropout]") {

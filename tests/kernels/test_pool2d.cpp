@@ -183,3 +183,17 @@ TEST_CASE("pooling errors name the op and the shapes", "[pool][errors]") {
   expect_error_contains([] { avg_pool2d(zeros({1, 1, 4, 4}), 2, 0); }, {"avg_pool2d", "stride", "(0, 0)"});
   expect_error_contains([] { global_avg_pool2d(zeros({2, 3})); }, {"global_avg_pool2d", "[2, 3]"});
 }
+
+TEST_CASE("max_pool2d_backward rejects an index outside its input plane, naming it", "[pool][errors]") {
+  // Each index is a flat offset h*W + w in a 4x4 plane: 16 is one past the end (it used to be
+  // written out of bounds on the CPU and skipped on CUDA).
+  const Tensor dy = ones({1, 2, 2, 2});
+  const Tensor bad = from_vector<int64_t>({0, 2, 8, 10, 0, 16, 8, 10}, {1, 2, 2, 2});
+  expect_error_contains([&] { kernels::max_pool2d_backward(dy, bad, Shape{1, 2, 4, 4}); },
+                        {"max_pool2d_backward", "index 16", "at [0, 1, 0, 1]", "[1, 2, 4, 4]", "0 <= index < 16"});
+  const Tensor negative = from_vector<int64_t>({0, 2, 8, -3, 0, 2, 8, 10}, {1, 2, 2, 2});
+  expect_error_contains([&] { kernels::max_pool2d_backward(dy, negative, Shape{1, 2, 4, 4}); },
+                        {"max_pool2d_backward", "index -3", "at [0, 0, 1, 1]"});
+  const Tensor good = from_vector<int64_t>({0, 2, 8, 15, 0, 2, 8, 10}, {1, 2, 2, 2});
+  CHECK(kernels::max_pool2d_backward(dy, good, Shape{1, 2, 4, 4}).to_vector<double>()[15] == 1.0);
+}

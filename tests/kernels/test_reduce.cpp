@@ -206,7 +206,12 @@ TEST_CASE("reduction argument errors name the op", "[reduce][errors]") {
   expect_error_contains([&] { mean(zeros({2}, kInt64)); }, {"mean", "floating", "i64"});
   Tensor bad_index = from_vector<int64_t>({0, 3}, {2, 1});
   expect_error_contains([&] { kernels::scatter_dim(ones({2, 1}), bad_index, Shape{2, 3}, 1); },
-                        {"scatter_dim", "index 3", "[2, 3]"});
+                        {"scatter_dim", "index 3", "at [1, 0]", "dim 1 of [2, 3]", "0 <= index < 3"});
+  expect_error_contains(
+      [&] { kernels::scatter_dim(ones({1, 2}), from_vector<int64_t>({0, -1}, {1, 2}), Shape{4, 2}, 0); },
+      {"scatter_dim", "index -1", "at [0, 1]", "0 <= index < 4"});
+  expect_error_contains([&] { kernels::scatter_dim(ones({2, 2}), zeros({2, 2}, kInt64), Shape{2, 3}, 1); },
+                        {"scatter_dim", "[2, 2]", "[2, 3]", "dim 1"});
 }
 
 TEST_CASE("reduction CPU perf sanity (timings printed, not asserted)", "[reduce][perf]") {

@@ -166,6 +166,20 @@ TEST_CASE("cross_entropy rejects bad labels and shapes, naming them", "[softmax]
   expect_error_contains([&] { cross_entropy(logits, zeros({3})); }, {"cross_entropy", "labels", "i64", "f32", "[3]"});
 }
 
+TEST_CASE("cross_entropy_backward checks its labels too", "[softmax][errors]") {
+  // The backward indexes with its labels, which need not be the forward's: the entry point
+  // checks them again (kernels/dispatch.cpp), with the forward's message.
+  const Tensor logits = randn({3, 4});
+  Tensor log_probs;
+  kernels::cross_entropy(logits, from_vector<int64_t>({0, 3, 1}, {3}), &log_probs);
+  expect_error_contains(
+      [&] { kernels::cross_entropy_backward(log_probs, from_vector<int64_t>({0, 1, 4}, {3}), scalar_tensor(1.0)); },
+      {"cross_entropy_backward", "label 4", "sample 2", "4 classes", "0 <= label < 4"});
+  expect_error_contains(
+      [&] { kernels::cross_entropy_backward(log_probs, from_vector<int64_t>({-7, 1, 2}, {3}), scalar_tensor(1.0)); },
+      {"cross_entropy_backward", "label -7", "sample 0"});
+}
+
 TEST_CASE("softmax CPU perf sanity (timings printed, not asserted)", "[softmax][perf]") {
   Tensor x = randn({4096, 1000});
   Tensor labels = zeros({4096}, kInt64);  // class 0 everywhere

@@ -23,6 +23,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "kernels/cpu/f16_storage.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/ops.h"
 #include "memory/category_scope.h"
@@ -174,9 +175,6 @@ void for_each_image(const ConvPlan& p, const Tensor& workspace, const Fn& fn) {
   });
 }
 
-// f16 is computed in f32: widens an (optional) operand.
-Tensor widened(const Tensor& t) { return t.defined() && t.dtype() == DType::f16 ? cast(t, DType::f32) : t; }
-
 template <class T>
 void conv2d_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& weight, const Tensor& bias,
                     const Tensor& y) {
@@ -275,7 +273,7 @@ void conv2d_weight_grad(const Conv2dGeometry& g, const Tensor& x, const Tensor& 
 Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias, const Conv2dArgs& args) {
   const Conv2dGeometry g = conv2d_geometry(x.shape(), weight.shape(), args, "conv2d");
   if (x.dtype() == DType::f16)
-    return cast(cpu::conv2d(widened(x), widened(weight), widened(bias), args), DType::f16);
+    return computed_in_f32([&] { return cpu::conv2d(widened(x), widened(weight), widened(bias), args); });
   Tensor y = empty(Shape{g.batch, g.out_channels, g.out_h, g.out_w}, TensorOptions().dtype(x.dtype()).device(x.device()));
   if (y.numel() == 0) return y;
   dispatch_floating("conv2d", x.dtype(), [&](auto tag) {
@@ -288,7 +286,7 @@ Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias, const C
 Tensor conv2d_backward_input(const Tensor& dy, const Tensor& weight, const Shape& x_shape, const Conv2dArgs& args) {
   const Conv2dGeometry g = conv2d_geometry(x_shape, weight.shape(), args, "conv2d_backward_input");
   if (dy.dtype() == DType::f16)
-    return cast(cpu::conv2d_backward_input(widened(dy), widened(weight), x_shape, args), DType::f16);
+    return computed_in_f32([&] { return cpu::conv2d_backward_input(widened(dy), widened(weight), x_shape, args); });
   Tensor dx = empty(x_shape, TensorOptions().dtype(dy.dtype()).device(dy.device()));
   if (dx.numel() == 0) return dx;
   if (g.out_channels == 0 || g.col_cols() == 0) {
@@ -305,7 +303,7 @@ Tensor conv2d_backward_input(const Tensor& dy, const Tensor& weight, const Shape
 Tensor conv2d_backward_weight(const Tensor& x, const Tensor& dy, const Shape& weight_shape, const Conv2dArgs& args) {
   const Conv2dGeometry g = conv2d_geometry(x.shape(), weight_shape, args, "conv2d_backward_weight");
   if (x.dtype() == DType::f16)
-    return cast(cpu::conv2d_backward_weight(widened(x), widened(dy), weight_shape, args), DType::f16);
+    return computed_in_f32([&] { return cpu::conv2d_backward_weight(widened(x), widened(dy), weight_shape, args); });
   Tensor dw = empty(weight_shape, TensorOptions().dtype(x.dtype()).device(x.device()));
   if (dw.numel() == 0) return dw;
   if (g.batch == 0 || g.col_cols() == 0) {

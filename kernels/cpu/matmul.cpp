@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "kernels/cpu/f16_storage.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/ops.h"
 #include "memory/empty.h"
@@ -80,10 +81,8 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose
   const int64_t n = transpose_b ? b.size(-2) : b.size(-1);
   const int64_t k = transpose_a ? a.size(-2) : a.size(-1);
   const Shape out_shape = a.dim() == 3 ? Shape{a.size(0), m, n} : Shape{m, n};
-  if (a.dtype() == DType::f16) {
-    const Tensor c32 = matmul(cast(a, DType::f32), cast(b, DType::f32), transpose_a, transpose_b);
-    return cast(c32, DType::f16);
-  }
+  if (a.dtype() == DType::f16)
+    return computed_in_f32([&] { return matmul(widened(a), widened(b), transpose_a, transpose_b); });
   Tensor c = empty(out_shape, TensorOptions().dtype(a.dtype()).device(a.device()));
   if (c.numel() == 0) return c;
   if (k == 0) {

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "apps/bench_train_command.h"
 #include "apps/eval_command.h"
 #include "apps/train_command.h"
 #include "core/error.h"

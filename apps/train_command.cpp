@@ -55,8 +55,10 @@ Evaluation evaluate_model(nn::Module& model, data::DataLoader& loader) {
   model.eval();
   int64_t correct = 0, seen = 0;
   double loss_sum = 0.0;
+  const std::vector<Tensor> params = model.parameters();
+  const DType compute = params.empty() ? DType::f32 : params.front().dtype();
   for (data::Batch& batch : loader) {
-    const Tensor logits = model.forward(batch.images);
+    const Tensor logits = model.forward(batch.images.dtype() == compute ? batch.images : to_dtype(batch.images, compute));
     correct += models::count_correct(logits, batch.labels);
     loss_sum += static_cast<double>(cross_entropy(logits, batch.labels).item<float>()) * static_cast<double>(batch.size());
     seen += batch.size();
@@ -125,6 +127,7 @@ CLI::App* add_train_command(CLI::App& app, TrainOptions& o) {
   cmd->add_option("--min-accuracy", o.min_accuracy, "Exit with code 2 if the final accuracy is below this fraction")
       ->check(CLI::Range(0.0, 1.0));
   add_memory_options(cmd, o.memory);
+  add_technique_options(cmd, o.technique);
   return cmd;
 }
 
@@ -134,6 +137,7 @@ TrainSummary run_train(const TrainOptions& options, std::ostream& out) {
   if (o.threads > 0) omp_set_num_threads(o.threads);
   manual_seed(o.seed);
   const Device device = choose_device(o.device);
+  const train::TrainerOptions trainer_opts = trainer_options(o.technique, o.batch);  // bad values fail here
   // Before the model exists, so the report sees parameters and optimizer state being created.
   MemorySession memory_session(o.memory, device, o.model + " on " + o.data + ", batch " + std::to_string(o.batch));
 
@@ -150,9 +154,12 @@ TrainSummary run_train(const TrainOptions& options, std::ostream& out) {
   if (!o.load.empty()) load_weights(o.load, *model);
   model->to(device);
   model->train();
-  const std::unique_ptr<optim::Optimizer> optimizer =
-      make_optimizer(o.optimizer, model->parameters(), o.lr, o.momentum, o.nesterov, o.weight_decay);
-  optim::Optimizer& sgd = *optimizer;
+  train::Trainer trainer(
+      model,
+      [&](std::vector<Tensor> params) {
+        return make_optimizer(o.optimizer, std::move(params), o.lr, o.momentum, o.nesterov, o.weight_decay);
+      },
+      trainer_opts);
 
   data::DataLoader train_loader(dataset, loader_options(train_data, o.batch, true, o.seed, device));
   data::DataLoader eval_loader(train_data.test, loader_options(train_data, kEvalBatch, false, o.seed, device));
@@ -167,6 +174,7 @@ TrainSummary run_train(const TrainOptions& options, std::ostream& out) {
                      {"peak_param_mib", "param", 7, 2},
                      {"peak_grad_mib", "grad", 7, 2},
                      {"peak_optim_mib", "optim", 7, 2},
+                     {"peak_master_mib", "master", 7, 2},
                      {"peak_act_mib", "act", 7, 2},
                      {"peak_data_mib", "data", 7, 2}});
   nlohmann::ordered_json peaks = nlohmann::ordered_json::array();
@@ -178,13 +186,14 @@ TrainSummary run_train(const TrainOptions& options, std::ostream& out) {
     if (o.optimizer == "sgd") out << o.momentum;
     out
         << (o.optimizer == "sgd" && o.nesterov ? " nesterov" : "") << " wd " << o.weight_decay << " ("
-        << o.schedule << "), batch " << o.batch << ", " << o.epochs << " epochs\n"
+        << o.schedule << "), batch " << o.batch << ", " << o.epochs << " epochs, " << describe(trainer, o.batch)
+        << "\n"
         << table.header() << std::flush;
   }
 
   TrainSummary summary;
   const std::unique_ptr<optim::LrSchedule> schedule =
-      optim::make_schedule(o.schedule, o.lr, train_loader.batches_per_epoch() * o.epochs);
+      optim::make_schedule(o.schedule, o.lr, train_loader.batches_per_epoch() * o.epochs);  // effective steps
   int64_t step = 0;
   for (int epoch = 1; epoch <= o.epochs; ++epoch) {
     reset_peak_stats(device);
@@ -195,14 +204,10 @@ TrainSummary run_train(const TrainOptions& options, std::ostream& out) {
     int64_t done = 0;
     for (data::Batch& batch : train_loader) {
       memory_session.begin_step(step);
-      const Tensor logits = model->forward(batch.images);
-      Tensor loss = cross_entropy(logits, batch.labels);
-      train_correct += models::count_correct(logits.detach(), batch.labels);
-      sgd.zero_grad();
-      schedule->apply(sgd, step++);
-      loss.backward();
-      sgd.step();
-      loss_sum += static_cast<double>(loss.item<float>()) * static_cast<double>(batch.size());
+      schedule->apply(trainer.optimizer(), step++);
+      const train::StepResult r = trainer.step(batch.images, batch.labels);
+      train_correct += r.correct;
+      loss_sum += r.loss * static_cast<double>(batch.size());
       done += batch.size();
       bar.update(done, loss_sum / static_cast<double>(done));
     }
@@ -216,6 +221,7 @@ TrainSummary run_train(const TrainOptions& options, std::ostream& out) {
         {int64_t{epoch}, summary.final_loss, 100.0 * static_cast<double>(train_correct) / static_cast<double>(n),
          100.0 * summary.final_accuracy, seconds, static_cast<double>(n) / seconds, peak_mib,
          peak["parameter"].get<double>(), peak["gradient"].get<double>(), peak["optimizer_state"].get<double>(),
+         peak["master_weights"].get<double>(),
          peak["activation"].get<double>(), peak["data"].get<double>()});
     peaks.push_back(peak);
     if (!o.save.empty()) save_weights(o.save, *model, {{"model", o.model}, {"epoch", std::to_string(epoch)}});
@@ -236,6 +242,12 @@ TrainSummary run_train(const TrainOptions& options, std::ostream& out) {
                                    {"nesterov", o.nesterov}, {"weight_decay", o.weight_decay},
                                    {"schedule", o.schedule}}},
                     {"batch", o.batch},
+                    {"precision", train::precision_name(trainer_opts.precision)},
+                    {"checkpoint", trainer_opts.checkpoint.str()},
+                    {"checkpoint_segments", trainer.checkpoint_segments()},
+                    {"accum", trainer_opts.accum},
+                    {"loss_scale", trainer.loss_scale()},
+                    {"skipped_steps", trainer.skipped_steps()},
                     {"seed", o.seed},
                     {"epochs", table.json()},
                     {"peak_mib_by_category", peaks},

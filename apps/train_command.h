@@ -1,7 +1,9 @@
 #pragma once
 // `ember train`: trains a zoo model on a dataset with SGD and reports each epoch.
+// Each step runs through train::Trainer, so the memory techniques are flags.
 //
 //   ember train --model mlp --data spirals --epochs 20 --batch 64 --lr 0.1 --momentum 0.9
+//   ember train --model convnet --precision fp16 --checkpoint sqrt --accum 4
 //   ember train --model mlp --data blobs --epochs 3 --json     # one JSON document on stdout
 //
 // In-process (tests, other tools):
@@ -15,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/memory_session.h"
+#include "apps/technique_options.h"
 
 namespace CLI {
 class App;
@@ -54,6 +57,7 @@ struct TrainOptions {
   bool progress = true;       // the bar is also off when stdout is not a terminal
   double min_accuracy = 0.0;  // exit code 2 when the final accuracy is below (smoke tests)
   MemoryOptions memory;       // --memory-report, --memory-trace, --memory-limit
+  TechniqueOptions technique;  // --precision, --checkpoint, --accum
 };
 
 struct TrainSummary {
@@ -68,6 +72,7 @@ struct Evaluation {
   double loss = 0.0;  // mean cross entropy
 };
 // Accuracy and loss over every batch of `loader`, in eval mode under NoGradGuard (train mode restored).
+// Images are cast to the dtype of the model's parameters (f16 weights get f16 images).
 Evaluation evaluate_model(nn::Module& model, data::DataLoader& loader);
 
 // Registers the `train` subcommand, filling `options` when parsed.

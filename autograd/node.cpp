@@ -47,6 +47,10 @@ std::shared_ptr<Node> gradient_edge(const Tensor& t) {
 }
 
 void record(Tensor& output, const std::shared_ptr<Node>& node, std::initializer_list<Tensor> inputs) {
+  record(output, node, std::vector<Tensor>(inputs));
+}
+
+void record(Tensor& output, const std::shared_ptr<Node>& node, const std::vector<Tensor>& inputs) {
   node->next.clear();
   for (const Tensor& t : inputs) node->next.push_back(gradient_edge(t));
   AutogradMeta& meta = output.impl()->autograd;

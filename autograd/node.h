@@ -46,6 +46,7 @@ class Node {
 bool any_requires_grad(std::initializer_list<Tensor> inputs);
 // Makes `output` the result of `node` with `inputs` as its inputs (in apply()'s order).
 void record(Tensor& output, const std::shared_ptr<Node>& node, std::initializer_list<Tensor> inputs);
+void record(Tensor& output, const std::shared_ptr<Node>& node, const std::vector<Tensor>& inputs);
 // The edge a gradient for `t` flows into: its grad_fn, its leaf accumulator, or null.
 std::shared_ptr<Node> gradient_edge(const Tensor& t);
 

@@ -1,8 +1,10 @@
 #include "models/module.h"
 
+#include <optional>
 #include <sstream>
 
 #include "autograd/grad_mode.h"
+#include "autograd/recompute_state.h"
 #include "core/error.h"
 #include "kernels/ops.h"
 #include "memory/category_scope.h"
@@ -40,7 +42,9 @@ void replace_data(const Tensor& t, Device device, std::optional<DType> dtype, Me
 
 Tensor Module::forward(const Tensor& x) {
   CategoryScope scope(MemoryCategory::activation);
-  PhaseScope phase(Phase::forward);
+  // A checkpointed segment recomputed during backward stays in the backward phase.
+  std::optional<PhaseScope> phase;
+  if (!autograd::is_recomputing()) phase.emplace(Phase::forward);
   return forward_impl(x);
 }
 

@@ -50,6 +50,22 @@ TEST_CASE("ember train parses its options", "[cli]") {
   CHECK_THROWS_AS(parse_train({"train", "--data", "moons"}), CLI::ValidationError);
 }
 
+TEST_CASE("ember train parses the memory-technique flags the out-of-memory advice names", "[cli]") {
+  const TrainOptions o =
+      parse_train({"train", "--checkpoint", "sqrt", "--precision", "fp16", "--accum", "4", "--batch", "256"});
+  CHECK(o.technique.checkpoint == "sqrt");
+  CHECK(o.technique.precision == "fp16");
+  CHECK(o.technique.accum == 4);
+  const train::TrainerOptions t = trainer_options(o.technique, o.batch);
+  CHECK(t.precision == train::Precision::fp16);
+  CHECK(t.checkpoint.kind == train::CheckpointPolicy::Kind::sqrt);
+  CHECK(t.accum == 4);
+  const TrainOptions defaults = parse_train({"train"});
+  CHECK(defaults.technique.precision == "fp32");
+  CHECK(defaults.technique.checkpoint == "none");
+  CHECK(defaults.technique.accum == 1);
+}
+
 TEST_CASE("ember train --json trains the MLP and reports every epoch", "[cli][training]") {
   TrainOptions o;
   o.model = "mlp";

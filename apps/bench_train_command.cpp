@@ -1,0 +1,110 @@
+#include "apps/bench_train_command.h"
+
+#include <omp.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cmath>
+#include <vector>
+
+#include "apps/train_setup.h"
+#include "core/cuda_runtime.h"
+#include "core/generator.h"
+#include "kernels/factories.h"
+#include "memory/category_scope.h"
+#include "memory/memory.h"
+#include "models/zoo.h"
+#include "train/trainer.h"
+
+namespace ember::apps {
+
+namespace {
+constexpr int kBenchPool = 8;  // distinct synthetic batches, cycled (as the libtorch peer)
+constexpr double kBenchLr = 0.05;
+}  // namespace
+
+CLI::App* add_bench_train_command(CLI::App& app, BenchTrainOptions& o) {
+  CLI::App* cmd = app.add_subcommand("bench-train", "Training images/s and peak memory on synthetic 28x28 batches");
+  cmd->add_option("--model", o.model, "lenet5 | convnet (any zoo model)")
+      ->check(CLI::IsMember(models::model_names()))
+      ->capture_default_str();
+  cmd->add_option("--batch", o.batch, "Batch size (the effective batch under --accum)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--threads", o.threads, "CPU threads")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--steps", o.steps, "Timed steps")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--warmup", o.warmup, "Untimed steps first")->check(CLI::NonNegativeNumber)->capture_default_str();
+  cmd->add_option("--optimizer", o.optimizer, "sgd (momentum 0.9) | adam | adamw")
+      ->check(CLI::IsMember({"sgd", "adam", "adamw"}))
+      ->capture_default_str();
+  cmd->add_option("--device", o.device, "cpu | cuda | cuda:N")->capture_default_str();
+  add_technique_options(cmd, o.technique);
+  add_memory_options(cmd, o.memory);
+  return cmd;
+}
+
+nlohmann::ordered_json bench_train_command(const BenchTrainOptions& o, std::ostream& out) {
+  using Clock = std::chrono::steady_clock;
+  omp_set_num_threads(o.threads);
+  manual_seed(0);
+  const Device device(o.device);
+  if (device.is_cuda()) cuda::check_device(device, "bench-train");
+  const train::TrainerOptions trainer_opts = trainer_options(o.technique, o.batch);
+  MemorySession memory_session(o.memory, device, "bench-train " + o.model + ", batch " + std::to_string(o.batch));
+  std::shared_ptr<nn::Module> model = models::make_model(o.model, Shape{1, 28, 28}, 10);
+  model->to(device);
+  std::vector<Tensor> images, labels;
+  {
+    CategoryScope scope(MemoryCategory::data);
+    for (int i = 0; i < kBenchPool; ++i) {
+      images.push_back(randn({o.batch, 1, 28, 28}).to(device));
+      // floor(U[0, 10)) as i64: labels 0..9
+      labels.push_back(rand({o.batch}, {}, 0.0, 10.0).to(DType::i64).to(device));
+    }
+  }
+  train::Trainer trainer(
+      model,
+      [&](std::vector<Tensor> params) {
+        return make_optimizer(o.optimizer, std::move(params), o.optimizer == "sgd" ? kBenchLr : 1e-3, 0.9, false, 0.0);
+      },
+      trainer_opts);
+  model->train();
+  int64_t step_index = 0;
+  auto step = [&](int i) {
+    memory_session.begin_step(step_index++);
+    trainer.step(images[i % kBenchPool], labels[i % kBenchPool]);
+  };
+  for (int i = 0; i < o.warmup; ++i) step(i);
+  cuda::synchronize();
+  reset_peak_stats(device);
+  const Clock::time_point t0 = Clock::now();
+  for (int i = 0; i < o.steps; ++i) step(i);
+  cuda::synchronize();  // GPU work is asynchronous: time it to its end
+  const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  const double rate = static_cast<double>(o.batch) * o.steps / seconds;
+  const MemoryStats stats = memory_stats(device);
+  nlohmann::ordered_json by_category;
+  for (int c = 0; c < kNumMemoryCategories; ++c)
+    by_category[category_name(static_cast<MemoryCategory>(c))] = stats.by_category[static_cast<size_t>(c)].peak;
+  memory_session.finish();
+  const nlohmann::ordered_json result{
+      {"peer", "ember"},
+      {"model", o.model},
+      {"batch", o.batch},
+      {"threads", o.threads},
+      {"device", device.str()},
+      {"images_per_s", std::round(rate * 10.0) / 10.0},
+      {"ms_per_step", std::round(seconds / o.steps * 1e5) / 100.0},
+      {"optimizer", o.optimizer},
+      {"precision", train::precision_name(trainer_opts.precision)},
+      {"checkpoint", trainer_opts.checkpoint.str()},
+      {"checkpoint_segments", trainer.checkpoint_segments()},
+      {"accum", trainer_opts.accum},
+      {"peak_bytes", stats.allocated_bytes.peak},
+      {"peak_reserved_bytes", stats.reserved_bytes.peak},
+      {"peak_bytes_by_category", by_category}};
+  out << result.dump() << "\n";
+  return result;
+}
+
+}  // namespace ember::apps

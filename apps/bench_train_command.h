@@ -1,0 +1,45 @@
+#pragma once
+// `ember bench-train`: training speed and memory of one model on synthetic 28x28
+// batches (the same loop as bench/peers/libtorch_train.cpp), with the memory
+// techniques of `ember train` as flags. One JSON line:
+//
+//   ember bench-train --model convnet --batch 64 --threads 2 --steps 60 --warmup 10
+//   {"peer":"ember","model":"convnet","batch":64,"threads":2,"device":"cpu","images_per_s":812.3,
+//    "ms_per_step":78.8,"precision":"fp32","checkpoint":"none","accum":1,
+//    "peak_bytes":..., "peak_reserved_bytes":..., "peak_bytes_by_category":{"parameter":...,"activation":...}}
+//   ember bench-train --model resnet20 --batch 128 --checkpoint sqrt     # what recompute saves and costs
+//
+// The peaks are those of the timed steps (the statistics are reset after the warm-up);
+// "data" holds the pool of synthetic batches the steps cycle through.
+#include <cstdint>
+#include <ostream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "apps/memory_session.h"
+#include "apps/technique_options.h"
+
+namespace CLI {
+class App;
+}
+
+namespace ember::apps {
+
+struct BenchTrainOptions {
+  std::string model = "lenet5";
+  int64_t batch = 64;
+  int threads = 1;
+  int steps = 100;
+  int warmup = 10;
+  std::string optimizer = "sgd";  // sgd (momentum 0.9) | adam | adamw
+  std::string device = "cpu";     // cuda: the same benchmark on the GPU (bench/peers/pytorch_train.py is its peer)
+  TechniqueOptions technique;     // --precision, --checkpoint, --accum
+  MemoryOptions memory;           // --memory-report, --memory-trace, --memory-limit, --memory-steps
+};
+
+CLI::App* add_bench_train_command(CLI::App& app, BenchTrainOptions& options);
+// Runs the benchmark, prints the JSON line and returns it.
+nlohmann::ordered_json bench_train_command(const BenchTrainOptions& options, std::ostream& out);
+
+}  // namespace ember::apps

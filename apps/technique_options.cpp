@@ -1,0 +1,45 @@
+#include "apps/technique_options.h"
+
+#include <CLI/CLI.hpp>
+#include <sstream>
+
+#include "core/error.h"
+
+namespace ember::apps {
+
+void add_technique_options(CLI::App* command, TechniqueOptions& o) {
+  command->add_option("--precision", o.precision,
+                      "fp32 | fp16 (f16 weights and activations, fp32 master weights, dynamic loss scaling)")
+      ->capture_default_str();
+  command->add_option("--checkpoint", o.checkpoint,
+                      "Gradient checkpointing: none | sqrt (ceil(sqrt(layers)) segments) | N segments")
+      ->capture_default_str();
+  command->add_option("--accum", o.accum,
+                      "Gradient accumulation: micro-batches per optimizer step (--batch stays the effective batch)")
+      ->capture_default_str();
+}
+
+train::TrainerOptions trainer_options(const TechniqueOptions& o, int64_t batch) {
+  train::TrainerOptions t;
+  t.precision = train::parse_precision(o.precision, "--precision");
+  t.checkpoint = train::CheckpointPolicy::parse(o.checkpoint, "--checkpoint");
+  EMBER_CHECK(o.accum >= 1, "--accum must be a positive number of micro-batches, got " << o.accum);
+  EMBER_CHECK(batch % o.accum == 0, "--accum " << o.accum << " does not divide --batch " << batch
+                                               << ": the micro-batch would be " << batch << "/" << o.accum
+                                               << "; choose an --accum that divides the batch (e.g. "
+                                               << (batch % 2 == 0 ? 2 : 1) << ")");
+  t.accum = o.accum;
+  return t;
+}
+
+std::string describe(const train::Trainer& trainer, int64_t batch) {
+  const train::TrainerOptions& t = trainer.options();
+  std::ostringstream os;
+  os << train::precision_name(t.precision) << ", checkpoint " << t.checkpoint.str();
+  if (trainer.checkpoint_segments() > 0 && t.checkpoint.kind != train::CheckpointPolicy::Kind::segments)
+    os << " (" << trainer.checkpoint_segments() << " segments)";
+  if (t.accum > 1) os << ", accum " << t.accum << " x " << batch / t.accum;
+  return os.str();
+}
+
+}  // namespace ember::apps

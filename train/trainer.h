@@ -1,0 +1,90 @@
+#pragma once
+// train::Trainer: one training step with the memory techniques switched on by
+// options — the C++ user's `fit`, and what `ember train` and `ember bench-train` run.
+//
+//   ember::train::TrainerOptions o;
+//   o.precision = ember::train::Precision::fp16;               // f16 weights/activations, fp32 masters
+//   o.checkpoint = ember::train::CheckpointPolicy::sqrt();      // recompute ceil(sqrt(n)) segments
+//   o.accum = 4;                                               // 4 micro-batches per optimizer step
+//   ember::train::Trainer trainer(model, [](std::vector<ember::Tensor> params) {
+//     return std::make_unique<ember::optim::SGD>(std::move(params), ember::optim::SgdOptions(0.05).momentum(0.9));
+//   }, o);
+//   for (ember::data::Batch& b : loader) {
+//     ember::train::StepResult r = trainer.step(b.images, b.labels);   // r.loss, r.correct, r.stepped
+//   }
+//   ember::Tensor logits = trainer.predict(test_images);              // no graph, model's precision
+//
+// A step: zero the gradients; for each micro-batch (the batch split along dim 0),
+// forward (checkpointed when asked), cross-entropy weighted by micro/batch size (so
+// the sum is the full batch's mean loss), scaled by the loss scale under fp16,
+// backward (gradients add up in .grad, or in the fp32 master gradients under fp16);
+// then one optimizer step (skipped under fp16 if any micro-batch had an inf/NaN).
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+#include "models/module.h"
+#include "optim/grad_scaler.h"
+#include "optim/optimizer.h"
+#include "train/checkpoint_policy.h"
+#include "train/mixed_precision_optimizer.h"
+
+namespace ember::train {
+
+enum class Precision { fp32, fp16 };
+Precision parse_precision(const std::string& text, const char* what = "precision");  // "fp32" | "fp16"
+const char* precision_name(Precision precision);
+
+struct TrainerOptions {
+  Precision precision = Precision::fp32;
+  CheckpointPolicy checkpoint;   // needs an nn::Sequential model (every zoo model is one)
+  int64_t accum = 1;             // micro-batches per optimizer step
+  optim::GradScalerOptions scaler;  // fp16 only
+};
+
+struct StepResult {
+  double loss = 0.0;        // mean cross entropy over the whole batch (unscaled)
+  int64_t correct = 0;      // argmax hits over the whole batch
+  bool stepped = true;      // false: fp16 found an inf/NaN gradient and skipped the update
+  double loss_scale = 1.0;  // the scale the step used (1 in fp32)
+};
+
+class Trainer {
+ public:
+  // Converts the model's parameters to f16 under fp16 (buffers stay fp32), builds the optimizer
+  // over the parameters (fp32: the model's; fp16: the fp32 masters), and checks the options.
+  // Move the model to its device before.
+  Trainer(std::shared_ptr<nn::Module> model, const OptimizerFactory& make_optimizer,
+          const TrainerOptions& options = {});
+
+  // One optimizer step on images [B, ...] f32 and labels [B] i64. Splits into min(accum, B)
+  // micro-batches of near-equal size.
+  StepResult step(const Tensor& images, const Tensor& labels);
+  // Logits for images, in the model's current mode, without recording a graph.
+  Tensor predict(const Tensor& images);
+
+  nn::Module& model() { return *model_; }
+  // The optimizer whose learning rate a schedule sets (under fp16, the one that steps the masters).
+  optim::Optimizer& optimizer();
+  const TrainerOptions& options() const { return options_; }
+  int64_t checkpoint_segments() const { return segments_; }  // 0: off
+  // Where each segment starts, measured on the first checkpointed step (empty before).
+  const std::vector<int64_t>& checkpoint_bounds() const { return segment_bounds_; }
+  double loss_scale() const;
+  int64_t skipped_steps() const;
+
+ private:
+  Tensor forward(const Tensor& images);  // precision cast + checkpointing
+
+  std::shared_ptr<nn::Module> model_;
+  TrainerOptions options_;
+  int64_t segments_ = 0;
+  std::vector<int64_t> segment_bounds_;       // where each checkpoint segment starts
+  std::vector<int64_t> bounds_sample_sizes_;  // the per-sample shape they were measured for
+  std::unique_ptr<optim::Optimizer> fp32_optimizer_;       // fp32
+  std::unique_ptr<MixedPrecisionOptimizer> fp16_optimizer_;  // fp16
+};
+
+}  // namespace ember::train

@@ -40,6 +40,7 @@ CLI::App* add_bench_train_command(CLI::App& app, BenchTrainOptions& o) {
   cmd->add_option("--device", o.device, "cpu | cuda | cuda:N")->capture_default_str();
   add_technique_options(cmd, o.technique);
   add_memory_options(cmd, o.memory);
+  cmd->add_flag("--json", o.json, "Print one JSON line instead of the table");
   return cmd;
 }
 
@@ -103,7 +104,26 @@ nlohmann::ordered_json bench_train_command(const BenchTrainOptions& o, std::ostr
       {"peak_bytes", stats.allocated_bytes.peak},
       {"peak_reserved_bytes", stats.reserved_bytes.peak},
       {"peak_bytes_by_category", by_category}};
-  out << result.dump() << "\n";
+  if (o.json) {
+    out << result.dump() << "\n";
+    return result;
+  }
+  out << "ember bench-train: " << o.model << ", batch " << o.batch << ", " << device.str() << ", " << o.threads
+      << " threads, " << train::precision_name(trainer_opts.precision) << ", checkpoint "
+      << trainer_opts.checkpoint.str();
+  if (trainer.checkpoint_segments() > 0) out << " (" << trainer.checkpoint_segments() << " segments)";
+  out << ", accum " << trainer_opts.accum << "; " << o.steps << " timed steps after " << o.warmup << "\n"
+      << "  speed            " << result["ms_per_step"].get<double>() << " ms/step, " << result["images_per_s"].get<double>()
+      << " images/s\n"
+      << "  peak             " << format_bytes(stats.allocated_bytes.peak) << " allocated, "
+      << format_bytes(stats.reserved_bytes.peak) << " reserved\n";
+  for (int c = 0; c < kNumMemoryCategories; ++c) {
+    const int64_t peak = stats.by_category[static_cast<size_t>(c)].peak;
+    if (peak == 0) continue;
+    std::string name = category_name(static_cast<MemoryCategory>(c));
+    name.resize(16, ' ');
+    out << "  " << name << " " << format_bytes(peak) << " peak\n";
+  }
   return result;
 }
 

@@ -1,9 +1,9 @@
 #pragma once
 // `ember bench-train`: training speed and memory of one model on synthetic 28x28
 // batches (the same loop as bench/peers/libtorch_train.cpp), with the memory
-// techniques of `ember train` as flags. One JSON line:
+// techniques of `ember train` as flags. A short table, or with --json one JSON line:
 //
-//   ember bench-train --model convnet --batch 64 --threads 2 --steps 60 --warmup 10
+//   ember bench-train --model convnet --batch 64 --threads 2 --steps 60 --warmup 10 --json
 //   {"peer":"ember","model":"convnet","batch":64,"threads":2,"device":"cpu","images_per_s":812.3,
 //    "ms_per_step":78.8,"precision":"fp32","checkpoint":"none","accum":1,
 //    "peak_bytes":..., "peak_reserved_bytes":..., "peak_bytes_by_category":{"parameter":...,"activation":...}}
@@ -36,10 +36,11 @@ struct BenchTrainOptions {
   std::string device = "cpu";     // cuda: the same benchmark on the GPU (bench/peers/pytorch_train.py is its peer)
   TechniqueOptions technique;     // --precision, --checkpoint, --accum
   MemoryOptions memory;           // --memory-report, --memory-trace, --memory-limit, --memory-steps
+  bool json = false;              // one JSON line instead of the table
 };
 
 CLI::App* add_bench_train_command(CLI::App& app, BenchTrainOptions& options);
-// Runs the benchmark, prints the JSON line and returns it.
+// Runs the benchmark, prints the table (or the JSON line) and returns the JSON.
 nlohmann::ordered_json bench_train_command(const BenchTrainOptions& options, std::ostream& out);
 
 }  // namespace ember::apps

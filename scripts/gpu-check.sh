@@ -286,7 +286,7 @@ if wants peer; then
       ours=() theirs=()
       for _ in 1 2 3; do
         run_step "ember $model" 60 "$logs/peer.log" "$build/apps/ember" bench-train --device cuda \
-          --model "$model" --batch 64 --steps 200 --warmup 20
+          --model "$model" --batch 64 --steps 200 --warmup 20 --json
         ours+=("$(grep -o '"images_per_s": *[0-9.]*' "$logs/peer.log" | tail -1 | grep -o '[0-9.]*$')")
         PYTHONUNBUFFERED=1 run_step "pytorch $model" 60 "$logs/peer.log" "$python" bench/peers/pytorch_train.py \
           --model "$model" --batch 64 --steps 200 --warmup 20

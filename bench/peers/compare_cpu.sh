@@ -23,7 +23,7 @@ ninja -C "$BUILD" ember_cli libtorch_train >/dev/null
 steps_for() { [ "$1" = convnet ] && echo 30 || echo 150; }
 
 run_ember() {
-  "$BUILD/apps/ember" bench-train --model "$1" --batch "$BATCH" --threads "$2" --steps "$(steps_for "$1")" --warmup 5
+  "$BUILD/apps/ember" bench-train --model "$1" --batch "$BATCH" --threads "$2" --steps "$(steps_for "$1")" --warmup 5 --json
 }
 run_libtorch() {
   LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/openblas-openmp \

@@ -7,6 +7,7 @@
 #include "apps/memory_session.h"
 #include "apps/progress_bar.h"
 #include "apps/report_table.h"
+#include "apps/bench_train_command.h"
 #include "apps/train_command.h"
 #include "tests/support/op_contract.h"
 
@@ -149,4 +150,25 @@ TEST_CASE("ember train --memory-limit rejects a size that is not one", "[cli]") 
     test::expect_error_contains([&] { MemorySession session(o, kCPU, "test"); },
                                 {"--memory-limit", std::string("'") + text + "'", "512MiB"});
   }
+}
+
+TEST_CASE("ember bench-train prints a table, or with --json the peaks by category", "[cli]") {
+  BenchTrainOptions o;
+  o.model = "lenet5";
+  o.batch = 8;
+  o.steps = 1;
+  o.warmup = 1;
+  o.technique.checkpoint = "sqrt";
+  o.technique.accum = 2;
+  std::ostringstream table;
+  const nlohmann::ordered_json r = bench_train_command(o, table);
+  CHECK(table.str().find("checkpoint sqrt (4 segments), accum 2") != std::string::npos);
+  CHECK(table.str().find("activation") != std::string::npos);
+  CHECK(r["checkpoint_segments"] == 4);
+  CHECK(r["peak_bytes"].get<int64_t>() >= r["peak_bytes_by_category"]["activation"].get<int64_t>());
+  CHECK(r["peak_bytes_by_category"]["activation"].get<int64_t>() > 0);
+  o.json = true;
+  std::ostringstream line;
+  bench_train_command(o, line);
+  CHECK(nlohmann::json::parse(line.str())["accum"] == 2);
 }

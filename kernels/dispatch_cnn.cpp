@@ -1,7 +1,6 @@
 // Checked entry points of the CNN kernels (conv2d, pooling, batch norm, dropout);
 // the rest are in kernels/dispatch.cpp.
 #include <algorithm>
-#include <string>
 
 #include "core/cuda_runtime.h"
 #include "kernels/backend_dispatch.h"
@@ -76,27 +75,22 @@ Tensor conv2d_backward_bias(const Tensor& dy) {
   return EMBER_BACKEND(dy.device(), conv2d_backward_bias, dy);
 }
 
-Tensor max_pool2d(const Tensor& x, const Pool2dArgs& args, Tensor* indices) {
+Tensor max_pool2d(const Tensor& x, const Pool2dArgs& args) {
   check_defined(x, "max_pool2d", "x");
   check_floating(x, "max_pool2d");
   pool2d_geometry(x.shape(), args, "max_pool2d");
   OpNameScope scope("max_pool2d");
-  return EMBER_BACKEND(x.device(), max_pool2d, x, args, indices);
+  return EMBER_BACKEND(x.device(), max_pool2d, x, args);
 }
 
-Tensor max_pool2d_backward(const Tensor& dy, const Tensor& indices, const Shape& x_shape) {
-  check_defined(dy, "max_pool2d_backward", "dy");
-  check_dtype(indices, DType::i64, "max_pool2d_backward", "indices");
-  check_same_device(dy, indices, "max_pool2d_backward");
-  check_same_shape(dy, indices, "max_pool2d_backward");
-  EMBER_CHECK(dy.dim() == 4 && x_shape.dim() == 4 && dy.size(0) == x_shape[0] && dy.size(1) == x_shape[1],
-              "max_pool2d_backward: gradient " << dy.shape() << " does not pool input " << x_shape);
-  // Each index is a flat offset h*W + w in its input plane (max_pool2d records them).
-  check_index_range(indices, x_shape[2] * x_shape[3], "max_pool2d_backward",
-                    "for the " + std::to_string(x_shape[2]) + "x" + std::to_string(x_shape[3]) + " planes of input " +
-                        x_shape.str());
+Tensor max_pool2d_backward(const Tensor& dy, const Tensor& x, const Pool2dArgs& args) {
+  check_defined(x, "max_pool2d_backward", "x");
+  check_floating(x, "max_pool2d_backward");
+  const Conv2dGeometry g = pool2d_geometry(x.shape(), args, "max_pool2d_backward");
+  check_grad_shape(dy, conv_output_shape(g), "max_pool2d_backward");
+  check_compatible(dy, x, "max_pool2d_backward");
   OpNameScope scope("max_pool2d_backward");
-  return EMBER_BACKEND(dy.device(), max_pool2d_backward, dy, indices, x_shape);
+  return EMBER_BACKEND(dy.device(), max_pool2d_backward, dy, x, args);
 }
 
 Tensor avg_pool2d(const Tensor& x, const Pool2dArgs& args) {

@@ -1,6 +1,7 @@
-// Pooling and its gradients. Max pooling saves only the i64 positions of the
-// maxima (backward scatters dy there); average pooling saves nothing (backward
-// spreads dy evenly over each window). Global average pooling is average pooling
+// Pooling and its gradients. Max pooling saves its input x, which is alive anyway
+// as the previous op's output, and no indices: backward recomputes each window's
+// argmax from x (kernels/pool_math.h) and routes dy there. Average pooling saves
+// nothing (backward spreads dy evenly over each window). Global average pooling is average pooling
 // with one window covering the whole plane.
 #include "autograd/node.h"
 #include "autograd/ops.h"
@@ -13,14 +14,14 @@ namespace {
 
 class MaxPool2dBackward final : public autograd::Node {
  public:
-  explicit MaxPool2dBackward(Shape x_shape) : x_shape_(std::move(x_shape)) {}
+  explicit MaxPool2dBackward(const kernels::Pool2dArgs& args) : args_(args) {}
   const char* name() const override { return "max_pool2d"; }
   std::vector<Tensor> apply(const Tensor& dy) override {
-    return {kernels::max_pool2d_backward(dy, saved(0), x_shape_)};
+    return {kernels::max_pool2d_backward(dy, saved(0), args_)};
   }
 
  private:
-  Shape x_shape_;
+  kernels::Pool2dArgs args_;
 };
 
 class AvgPool2dBackward final : public autograd::Node {
@@ -41,11 +42,11 @@ class AvgPool2dBackward final : public autograd::Node {
 Tensor max_pool2d(const Tensor& x, Size2 kernel) { return max_pool2d(x, kernel, kernel, 0); }
 
 Tensor max_pool2d(const Tensor& x, Size2 kernel, Size2 stride, Size2 padding) {
-  Tensor indices;
-  Tensor y = kernels::max_pool2d(x, kernels::Pool2dArgs{kernel, stride, padding}, &indices);
+  const kernels::Pool2dArgs args{kernel, stride, padding};
+  Tensor y = kernels::max_pool2d(x, args);
   if (autograd::any_requires_grad({x})) {
-    auto node = std::make_shared<MaxPool2dBackward>(x.shape());
-    node->save(indices);
+    auto node = std::make_shared<MaxPool2dBackward>(args);
+    node->save(x);
     autograd::record(y, node, {x});
   }
   return y;

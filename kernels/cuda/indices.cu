@@ -1,7 +1,7 @@
 // CUDA find_out_of_range: one grid-stride pass in which every out-of-range index
 // offers its position to an atomicMin; the smallest position (and then its value)
 // is copied back. Costs one stream sync, so the entry points that call it (labels,
-// scatter_dim, max_pool2d_backward) throw on the host like the CPU does.
+// scatter_dim) throw on the host like the CPU does.
 #include "kernels/cuda/device_utils.cuh"
 #include "kernels/ops.h"
 #include "memory/empty.h"

@@ -1,6 +1,6 @@
 // find_out_of_range: the first index outside [0, limit) in flat order, which the
-// entry points of cross_entropy, scatter_dim and max_pool2d_backward use to reject
-// bad labels and indices with one message on both backends.
+// entry points of cross_entropy and scatter_dim use to reject bad labels and
+// indices with one message on both backends.
 #include <vector>
 
 #include "kernels/ops.h"

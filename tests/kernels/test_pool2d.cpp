@@ -1,15 +1,21 @@
 // Pooling: max and average forward against hand-computed values (stride unequal
-// to the kernel, padding, count_include_pad), max's gradient routing and NaN,
-// gradcheck on inputs without ties, global average pooling, f16, errors.
+// to the kernel, padding, count_include_pad), max's gradient routing (ties,
+// overlapping windows, padding, NaN) recomputed from x without indices, the shared
+// argmax rule (kernels/pool_math.h), gradcheck on inputs without ties, global
+// average pooling, f16, the memory max pooling allocates, errors.
 #include <cmath>
 #include <limits>
 #include <string>
 #include <vector>
 
 #include "kernels/ops.h"
+#include "kernels/pool_math.h"
+#include "kernels/softmax_math.h"
+#include "memory/memory.h"
 #include "tests/support/op_contract.h"
 
 using namespace ember;
+using test::expect_close;
 using test::expect_error_contains;
 using test::expect_gradcheck;
 using test::expect_values;
@@ -50,7 +56,7 @@ TEST_CASE("max_pool2d matches hand-computed windows", "[pool]") {
   CHECK(max_pool2d(zeros({3, 2, 7, 5}), 2).shape() == Shape{3, 2, 3, 2});
 }
 
-TEST_CASE("pooling matches a direct reference, indices and ties included", "[pool]") {
+TEST_CASE("pooling matches a direct reference, ties and gradient routing included", "[pool]") {
   struct Case {
     int64_t h, w;
     Size2 kernel, stride, padding;
@@ -65,11 +71,13 @@ TEST_CASE("pooling matches a direct reference, indices and ties included", "[poo
     for (double& v : xs) v = std::floor(v);
     const Tensor xr = from_vector<double>(xs, x.shape());
     const kernels::Pool2dArgs args{k.kernel, k.stride, k.padding};
-    Tensor indices;
-    const Tensor mx = kernels::max_pool2d(xr, args, &indices);
+    const Tensor mx = kernels::max_pool2d(xr, args);
     const Tensor av = kernels::avg_pool2d(xr, args);
     const int64_t oh_n = mx.size(2), ow_n = mx.size(3);
-    std::vector<double> want_max, want_avg, want_at;
+    // dy: distinct integers, so every sum of them in dx is exact and names its outputs
+    std::vector<double> dys(static_cast<size_t>(mx.numel()));
+    for (size_t i = 0; i < dys.size(); ++i) dys[i] = static_cast<double>(i + 1);
+    std::vector<double> want_max, want_avg, want_dx(xs.size(), 0.0);
     for (int64_t p = 0; p < 6; ++p)
       for (int64_t oh = 0; oh < oh_n; ++oh)
         for (int64_t ow = 0; ow < ow_n; ++ow) {
@@ -87,14 +95,16 @@ TEST_CASE("pooling matches a direct reference, indices and ties included", "[poo
               }
             }
           want_max.push_back(best);
-          want_at.push_back(static_cast<double>(at));
+          want_dx[static_cast<size_t>(p * k.h * k.w + at)] += dys[want_max.size() - 1];
           // floor mode with padding <= kernel/2: every window spans the full kernel of the padded input
           want_avg.push_back(sum / static_cast<double>(k.kernel.h * k.kernel.w));
         }
     const std::string label = "pool " + std::to_string(k.h) + "x" + std::to_string(k.w) + " kernel (" +
                               std::to_string(k.kernel.h) + "," + std::to_string(k.kernel.w) + ")";
     expect_values(mx, want_max, 0, "max_" + label);
-    expect_values(indices, want_at, 0, "max_" + label + " indices");
+    // backward recomputes each window's first maximum from x and routes its dy there
+    expect_values(kernels::max_pool2d_backward(from_vector<double>(dys, mx.shape()), xr, args), want_dx, 0,
+                  "max_" + label + " backward");
     expect_values(av, want_avg, 1e-12, "avg_" + label);
   }
 }
@@ -103,12 +113,76 @@ TEST_CASE("max_pool2d picks the first NaN of a window wherever it is", "[pool]")
   const float nan = std::numeric_limits<float>::quiet_NaN();
   // 2x4 plane, two 2x2 windows: the left one has a NaN last, the right one two NaNs
   const Tensor x = from_vector<float>({1, 2, 5, nan, 3, nan, nan, 0}, {1, 1, 2, 4});
-  Tensor indices;
-  const Tensor y = kernels::max_pool2d(x, kernels::Pool2dArgs{2, 2, 0}, &indices);
+  const kernels::Pool2dArgs args{2, 2, 0};
+  const Tensor y = kernels::max_pool2d(x, args);
   const std::vector<double> ys = y.to_vector<double>();
   CHECK(std::isnan(ys[0]));
   CHECK(std::isnan(ys[1]));
-  expect_values(indices, {5, 3}, 0, "max_pool2d NaN positions");
+  // the gradient goes to the NaN backward finds again: offsets 5 and 3
+  expect_values(kernels::max_pool2d_backward(from_vector<float>({10, 20}, {1, 1, 1, 2}), x, args),
+                {0, 0, 0, 20, 0, 10, 0, 0}, 0, "max_pool2d NaN positions");
+}
+
+TEST_CASE("window_argmax: first maximum, first NaN, the rule of max_takes", "[pool]") {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  // one 3x4 plane; windows are sub-rectangles of it
+  const std::vector<float> plane = {1, 7, 7, 2,   //
+                                    7, 0, -0.0f, 3,  //
+                                    nan, 5, nan, inf};
+  auto at = [&](int64_t h0, int64_t h1, int64_t w0, int64_t w1) {
+    return kernels::window_argmax<float>(plane.data(), 4, h0, h1, w0, w1).at;
+  };
+  CHECK(at(0, 2, 0, 3) == 1);   // 7 at (0,1), (0,2), (1,0): row by row, the first wins
+  CHECK(at(0, 2, 2, 4) == 2);   // 7 beats 2, 3 and -0
+  CHECK(at(1, 2, 1, 3) == 5);   // 0 and -0 tie: the first
+  CHECK(at(1, 2, 2, 3) == 6);   // a one-element window
+  CHECK(at(0, 3, 0, 4) == 8);   // the first NaN, though inf and a later NaN follow
+  CHECK(at(2, 3, 1, 4) == 10);  // NaN beats inf after it
+  CHECK(at(1, 3, 3, 4) == 11);  // inf beats 3
+  CHECK(std::isnan(kernels::window_argmax<float>(plane.data(), 4, 0, 3, 0, 4).value));
+  // pool_takes is max_takes (kernels/softmax_math.h) without short-circuits: same verdicts
+  const std::vector<double> values = {-inf, -1.5, -0.0, 0.0, 2.0, inf, nan};
+  for (double v : values)
+    for (double cur : values) {
+      INFO("v " << v << " cur " << cur);
+      CHECK(kernels::pool_takes(v, cur) == kernels::max_takes(v, cur));
+    }
+  // pool_argmax clamps the window: with padding 1, output (0, 0) of a 3x4 plane covers rows
+  // 0..1 and columns 0..1 only (padding never wins, even over negative values)
+  kernels::Conv2dGeometry g;
+  g.in_h = 3, g.in_w = 4, g.kernel_h = 3, g.kernel_w = 3, g.stride_h = 2, g.stride_w = 2, g.pad_h = 1, g.pad_w = 1;
+  const std::vector<float> negative = {-5, -4, -1, -9, -3, -6, -7, -8, -2, -10, -11, -12};
+  CHECK(kernels::pool_argmax<float>(g, negative.data(), 0, 0).at == 4);  // -3: the best of -5, -4, -3, -6
+  CHECK(kernels::pool_argmax<float>(g, negative.data(), 0, 1).at == 2);  // -1 in columns 1..3
+}
+
+TEST_CASE("max_pool2d ties: a constant plane sends every gradient to each window's first element", "[pool]") {
+  // 4x5 plane of 3s; kernel 3, stride 1, padding 1: 4x5 overlapping windows, clamped at the border
+  const Tensor x = full({1, 1, 4, 5}, 3.0).requires_grad_();
+  const Tensor y = max_pool2d(x, 3, 1, 1);
+  CHECK(y.shape() == Shape{1, 1, 4, 5});
+  y.backward(ones({1, 1, 4, 5}));
+  // output (oh, ow)'s window starts at (max(oh - 1, 0), max(ow - 1, 0)): the first element
+  // of each; (0, 0) is first for outputs oh, ow in {0, 1} x {0, 1}
+  expect_values(x.grad(), {4, 2, 2, 2, 0,  //
+                           2, 1, 1, 1, 0,  //
+                           2, 1, 1, 1, 0,  //
+                           0, 0, 0, 0, 0},
+                0, "max_pool2d constant plane backward");
+}
+
+TEST_CASE("max_pool2d overlapping windows add their gradients in a fixed order", "[pool]") {
+  // stride < kernel: one maximum shared by many windows. The sum is the same, bit for bit,
+  // on every run and whatever the thread count (each plane is walked serially).
+  manual_seed(7);
+  const Tensor x = randn({3, 4, 9, 9});
+  const kernels::Pool2dArgs args{3, 1, 1};
+  const Tensor dy = randn({3, 4, 9, 9});
+  const Tensor first = kernels::max_pool2d_backward(dy, x, args);
+  for (int run = 0; run < 3; ++run) expect_close(kernels::max_pool2d_backward(dy, x, args), first, 0, "rerun");
+  // and it equals the f64 sum of the same dy values, up to f32 rounding of a few adds
+  expect_close(first, kernels::max_pool2d_backward(dy.to(kFloat64), x.to(kFloat64), args), 1e-6,
+               "max_pool2d overlapping backward f32 vs f64");
 }
 
 TEST_CASE("max_pool2d sends each gradient to its window's maximum", "[pool]") {
@@ -170,6 +244,21 @@ TEST_CASE("pooling keeps f16 storage", "[pool][f16]") {
   const Tensor m = max_pool2d(x16, 2);
   CHECK(m.dtype() == kFloat16);
   test::expect_close(m, max_pool2d(x16.to(kFloat32), 2), 0, "max_pool2d f16 (max is exact)");
+  // backward: the argmax is found in f16 storage like forward; without overlap each dx element
+  // receives at most one dy, so the f16 gradient is exact
+  const Tensor dy16 = randn({2, 3, 3, 3}).to(kFloat16);
+  const kernels::Pool2dArgs k2{2, 2, 0};
+  const Tensor dx16 = kernels::max_pool2d_backward(dy16, x16, k2);
+  CHECK(dx16.dtype() == kFloat16);
+  test::expect_close(dx16, kernels::max_pool2d_backward(dy16.to(kFloat32), x16.to(kFloat32), k2), 0,
+                     "max_pool2d_backward f16 (one dy per element)");
+  // overlapping windows: each add is rounded to f16 (the scatter stores into dx), so a sum of up
+  // to 9 values is within a few f16 half-ulps of the f32 sum
+  const kernels::Pool2dArgs k3{3, 1, 1};
+  const Tensor dy_overlap = randn({2, 3, 6, 6}).to(kFloat16);
+  test::expect_close(kernels::max_pool2d_backward(dy_overlap, x16, k3),
+                     kernels::max_pool2d_backward(dy_overlap.to(kFloat32), x16.to(kFloat32), k3), 5e-3,
+                     "max_pool2d_backward f16 overlapping");
   // the mean of 4 f16 values in f32, rounded once to f16: 2^-11 relative
   test::expect_close(avg_pool2d(x16, 2), avg_pool2d(x16.to(kFloat32), 2), 1e-3, "avg_pool2d f16");
 }
@@ -184,16 +273,36 @@ TEST_CASE("pooling errors name the op and the shapes", "[pool][errors]") {
   expect_error_contains([] { global_avg_pool2d(zeros({2, 3})); }, {"global_avg_pool2d", "[2, 3]"});
 }
 
-TEST_CASE("max_pool2d_backward rejects an index outside its input plane, naming it", "[pool][errors]") {
-  // Each index is a flat offset h*W + w in a 4x4 plane: 16 is one past the end (it used to be
-  // written out of bounds on the CPU and skipped on CUDA).
-  const Tensor dy = ones({1, 2, 2, 2});
-  const Tensor bad = from_vector<int64_t>({0, 2, 8, 10, 0, 16, 8, 10}, {1, 2, 2, 2});
-  expect_error_contains([&] { kernels::max_pool2d_backward(dy, bad, Shape{1, 2, 4, 4}); },
-                        {"max_pool2d_backward", "index 16", "at [0, 1, 0, 1]", "[1, 2, 4, 4]", "0 <= index < 16"});
-  const Tensor negative = from_vector<int64_t>({0, 2, 8, -3, 0, 2, 8, 10}, {1, 2, 2, 2});
-  expect_error_contains([&] { kernels::max_pool2d_backward(dy, negative, Shape{1, 2, 4, 4}); },
-                        {"max_pool2d_backward", "index -3", "at [0, 0, 1, 1]"});
-  const Tensor good = from_vector<int64_t>({0, 2, 8, 15, 0, 2, 8, 10}, {1, 2, 2, 2});
-  CHECK(kernels::max_pool2d_backward(dy, good, Shape{1, 2, 4, 4}).to_vector<double>()[15] == 1.0);
+TEST_CASE("max_pool2d_backward checks dy against x and the args, naming them", "[pool][errors]") {
+  const kernels::Pool2dArgs args{2, 2, 0};
+  const Tensor x = randn({1, 2, 4, 4});
+  expect_error_contains([&] { kernels::max_pool2d_backward(ones({1, 2, 3, 2}), x, args); },
+                        {"max_pool2d_backward", "gradient", "[1, 2, 3, 2]", "[1, 2, 2, 2]"});
+  expect_error_contains([&] { kernels::max_pool2d_backward(ones({1, 2, 2, 2}, kFloat64), x, args); },
+                        {"max_pool2d_backward"});
+  expect_error_contains([&] { kernels::max_pool2d_backward(ones({1, 2, 2, 2}), randn({2, 4, 4}), args); },
+                        {"max_pool2d_backward", "[2, 4, 4]"});
+  expect_error_contains([&] { kernels::max_pool2d_backward(ones({1, 2, 2, 2}), Tensor(), args); },
+                        {"max_pool2d_backward", "x"});
+  CHECK(kernels::max_pool2d_backward(ones({1, 2, 2, 2}), x, args).shape() == x.shape());
+}
+
+TEST_CASE("max_pool2d keeps no indices: forward allocates only y", "[pool][memory]") {
+  // Forward used to allocate an i64 index per output (twice y's bytes in f32) and save it for
+  // backward; now the node saves x, which is alive anyway, and backward recomputes the argmax.
+  const Tensor x = randn({8, 16, 32, 32}).requires_grad_();
+  for (DType dtype : {kFloat32, kFloat16}) {
+    INFO(dtype_name(dtype));
+    const Tensor xd = dtype == kFloat32 ? x : x.to(dtype).detach().requires_grad_();
+    const MemoryStats before = memory_stats(kCPU);
+    Tensor y = max_pool2d(xd, 2);
+    const MemoryStats after = memory_stats(kCPU);
+    CHECK(y.shape() == Shape{8, 16, 16, 16});
+    CHECK(after.allocation_count.allocated - before.allocation_count.allocated == 1);
+    CHECK(after.requested_bytes.allocated - before.requested_bytes.allocated == static_cast<int64_t>(y.nbytes()));
+    CHECK(after.allocated_bytes.current - before.allocated_bytes.current <= static_cast<int64_t>(y.nbytes()) + 512);
+    // backward allocates dx (and the seed gradient), no index tensor was ever made
+    y.backward(ones_like(y));
+    CHECK(xd.grad().shape() == xd.shape());
+  }
 }

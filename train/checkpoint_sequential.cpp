@@ -8,6 +8,7 @@
 #include "autograd/recompute_state.h"
 #include "core/error.h"
 #include "core/generator.h"
+#include "memory/allocation_observer.h"
 #include "memory/memory.h"
 #include "train/batch_rows.h"
 #include "train/checkpoint.h"
@@ -21,9 +22,42 @@ void check_segments(int64_t layers, int64_t segments) {
                                                        << layers << " layers of the Sequential, got " << segments);
 }
 
-// What each layer adds to the activations alive while its graph is kept, and its output's bytes.
+// For each layer of a forward with the graph kept, in activation bytes since the input: the
+// most alive while it ran (its outputs and transients on top of what earlier layers saved),
+// what is alive after it (everything saved so far and its output), and its output's bytes.
 struct LayerCosts {
-  std::vector<double> kept, output;
+  std::vector<double> highest, alive, output;
+};
+
+// Follows the activation bytes on one device, highest point included; passes every event on
+// to the observer that was installed before (the memory report's recorder).
+class ActivationWatch : public AllocationObserver {
+ public:
+  explicit ActivationWatch(Device device) : device_(device), previous_(allocation_observer()) {
+    set_allocation_observer(this);
+  }
+  ~ActivationWatch() override { set_allocation_observer(previous_); }
+  ActivationWatch(const ActivationWatch&) = delete;
+  ActivationWatch& operator=(const ActivationWatch&) = delete;
+
+  void on_event(const AllocationEvent& e) noexcept override {
+    if (e.category == MemoryCategory::activation && e.device == device_) {
+      current_ += e.allocate ? e.bytes : -e.bytes;
+      highest_ = std::max(highest_, current_);
+    }
+    if (previous_ != nullptr) previous_->on_event(e);
+  }
+  int64_t current() const { return current_; }
+  int64_t take_highest() {  // since the last call
+    const int64_t h = highest_;
+    highest_ = current_;
+    return h;
+  }
+
+ private:
+  Device device_;
+  AllocationObserver* previous_;
+  int64_t current_ = 0, highest_ = 0;
 };
 
 // One forward of the first rows of `sample` with grad mode on and the graph kept. Inside a
@@ -36,17 +70,14 @@ LayerCosts measure_layers(nn::Sequential& seq, const Tensor& sample) {
   {
     AutoGradMode grad_on(true);
     autograd::RecomputeScope no_side_effects;
-    const auto activation = static_cast<size_t>(MemoryCategory::activation);
-    std::vector<Tensor> outputs;  // keeps every layer's graph alive until all are measured
+    ActivationWatch watch(sample.device());
+    // Only the current output and the graph stay alive, as in training.
     Tensor h = batch_rows(sample, 0, rows);
-    int64_t before = memory_stats(sample.device()).by_category[activation].current;
     for (size_t i = 0; i < seq.size(); ++i) {
       h = seq[i]->forward(h);
-      outputs.push_back(h);
-      const int64_t now = memory_stats(sample.device()).by_category[activation].current;
-      costs.kept.push_back(static_cast<double>(std::max<int64_t>(now - before, 0)));
+      costs.highest.push_back(static_cast<double>(watch.take_highest()));
+      costs.alive.push_back(static_cast<double>(watch.current()));
       costs.output.push_back(static_cast<double>(h.nbytes()));
-      before = now;
     }
   }
   set_generator_state(rng);
@@ -54,8 +85,8 @@ LayerCosts measure_layers(nn::Sequential& seq, const Tensor& sample) {
 }
 
 // Exhaustive search for the split whose highest point is lowest. Segment j's highest point:
-// the outputs of segments 0..j-1 (kept as later segments' inputs) plus what j keeps while it
-// is recomputed (the last segment, while its ordinary graph is alive).
+// the outputs of segments 0..j-1 (kept as later segments' inputs) plus the most its own layers
+// hold at once while it is recomputed (the last segment: while its ordinary graph is alive).
 class SplitSearch {
  public:
   SplitSearch(const LayerCosts& costs, int64_t segments) : costs_(costs), segments_(segments) {}
@@ -68,14 +99,15 @@ class SplitSearch {
 
  private:
   double segment_kept(int64_t begin, int64_t end) const {
-    double sum = 0;
-    for (int64_t i = begin; i < end; ++i) sum += costs_.kept[static_cast<size_t>(i)];
-    return sum;
+    const double before = begin == 0 ? 0.0 : costs_.alive[static_cast<size_t>(begin - 1)];
+    double most = 0;
+    for (int64_t i = begin; i < end; ++i) most = std::max(most, costs_.highest[static_cast<size_t>(i)] - before);
+    return most;
   }
 
   void visit(std::vector<int64_t>& bounds, double boundary_bytes, double highest) {
     if (highest >= best_highest_) return;
-    const int64_t layers = static_cast<int64_t>(costs_.kept.size());
+    const int64_t layers = static_cast<int64_t>(costs_.alive.size());
     const int64_t begin = bounds.back();
     if (static_cast<int64_t>(bounds.size()) == segments_) {
       const double top = std::max(highest, boundary_bytes + segment_kept(begin, layers));

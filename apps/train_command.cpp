@@ -1,5 +1,7 @@
 #include "apps/train_command.h"
 
+#include <algorithm>
+
 #include <omp.h>
 
 #include <CLI/CLI.hpp>
@@ -29,7 +31,7 @@ namespace ember::apps {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr int64_t kEvalBatch = 1024;  // bounds the activation memory of the accuracy pass
+constexpr int64_t kEvalBatch = 1024;  // the most the accuracy pass takes at once
 constexpr double kBytesPerMiB = 1024.0 * 1024.0;
 
 Device choose_device(const std::string& spec) {
@@ -162,7 +164,9 @@ TrainSummary run_train(const TrainOptions& options, std::ostream& out) {
       trainer_opts);
 
   data::DataLoader train_loader(dataset, loader_options(train_data, o.batch, true, o.seed, device));
-  data::DataLoader eval_loader(train_data.test, loader_options(train_data, kEvalBatch, false, o.seed, device));
+  // Never more than a training micro-batch: what fits a memory budget for training fits for evaluation.
+  const int64_t eval_batch = std::min(kEvalBatch, o.batch / trainer_opts.accum);
+  data::DataLoader eval_loader(train_data.test, loader_options(train_data, eval_batch, false, o.seed, device));
 
   ReportTable table({{"epoch", "epoch", 5, 0},
                      {"loss", "loss", 8, 4},

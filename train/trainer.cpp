@@ -1,12 +1,15 @@
 #include "train/trainer.h"
 
 #include <algorithm>
+#include <sstream>
+#include <string>
 
 #include "autograd/grad_mode.h"
 #include "autograd/ops.h"
 #include "core/error.h"
 #include "memory/allocation_observer.h"
 #include "memory/category_scope.h"
+#include "memory/out_of_memory.h"
 #include "models/metrics.h"
 #include "models/sequential.h"
 #include "train/batch_rows.h"
@@ -73,7 +76,30 @@ Tensor Trainer::predict(const Tensor& images) {
   return forward(images);
 }
 
+std::string Trainer::what_is_left(int64_t micro_batch) const {
+  std::ostringstream os;
+  os << "This step ran with --precision " << precision_name(options_.precision) << " --checkpoint "
+     << options_.checkpoint.str() << " --accum " << options_.accum << " (micro-batch " << micro_batch
+     << "); still to try:";
+  const size_t before = os.str().size();
+  if (options_.precision == Precision::fp32) os << " --precision fp16";
+  if (segments_ == 0) os << " --checkpoint sqrt";
+  if (micro_batch > 1) os << " --accum " << options_.accum * 2 << " (micro-batch " << (micro_batch + 1) / 2 << ")";
+  if (os.str().size() == before) os << " a smaller model or a larger memory budget";
+  os << ".";
+  return os.str();
+}
+
 StepResult Trainer::step(const Tensor& images, const Tensor& labels) {
+  try {
+    return run_step(images, labels);
+  } catch (const OutOfMemoryError& e) {
+    const int64_t micro_batch = (images.size(0) + options_.accum - 1) / options_.accum;
+    throw OutOfMemoryError(std::string(e.what()) + "\n" + what_is_left(micro_batch), e.requested_bytes());
+  }
+}
+
+StepResult Trainer::run_step(const Tensor& images, const Tensor& labels) {
   EMBER_CHECK(images.defined() && labels.defined() && images.dim() >= 1 && labels.dim() == 1 &&
                   images.size(0) == labels.size(0),
               "Trainer::step: images " << images.str() << " and labels " << labels.str()

@@ -60,7 +60,8 @@ class Trainer {
           const TrainerOptions& options = {});
 
   // One optimizer step on images [B, ...] f32 and labels [B] i64. Splits into min(accum, B)
-  // micro-batches of near-equal size.
+  // micro-batches of near-equal size. An OutOfMemoryError gets a line on which techniques
+  // this step already used and which are left.
   StepResult step(const Tensor& images, const Tensor& labels);
   // Logits for images, in the model's current mode, without recording a graph.
   Tensor predict(const Tensor& images);
@@ -77,6 +78,8 @@ class Trainer {
 
  private:
   Tensor forward(const Tensor& images);  // precision cast + checkpointing
+  StepResult run_step(const Tensor& images, const Tensor& labels);
+  std::string what_is_left(int64_t micro_batch) const;
 
   std::shared_ptr<nn::Module> model_;
   TrainerOptions options_;

@@ -272,8 +272,13 @@ void conv2d_weight_grad(const Conv2dGeometry& g, const Tensor& x, const Tensor& 
 
 Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias, const Conv2dArgs& args) {
   const Conv2dGeometry g = conv2d_geometry(x.shape(), weight.shape(), args, "conv2d");
-  if (x.dtype() == DType::f16)
-    return computed_in_f32([&] { return cpu::conv2d(widened(x), widened(weight), widened(bias), args); });
+  if (x.dtype() == DType::f16) {
+    const Tensor w = widened(weight), b = widened(bias);
+    return computed_in_f32_by_images(Shape{g.batch, g.out_channels, g.out_h, g.out_w}, x.device(),
+                                     [&](int64_t begin, int64_t count) {
+                                       return cpu::conv2d(widened(image_rows(x, begin, count)), w, b, args);
+                                     });
+  }
   Tensor y = empty(Shape{g.batch, g.out_channels, g.out_h, g.out_w}, TensorOptions().dtype(x.dtype()).device(x.device()));
   if (y.numel() == 0) return y;
   dispatch_floating("conv2d", x.dtype(), [&](auto tag) {
@@ -285,8 +290,14 @@ Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias, const C
 
 Tensor conv2d_backward_input(const Tensor& dy, const Tensor& weight, const Shape& x_shape, const Conv2dArgs& args) {
   const Conv2dGeometry g = conv2d_geometry(x_shape, weight.shape(), args, "conv2d_backward_input");
-  if (dy.dtype() == DType::f16)
-    return computed_in_f32([&] { return cpu::conv2d_backward_input(widened(dy), widened(weight), x_shape, args); });
+  if (dy.dtype() == DType::f16) {
+    const Tensor w = widened(weight);
+    return computed_in_f32_by_images(x_shape, dy.device(), [&](int64_t begin, int64_t count) {
+      std::vector<int64_t> chunk_shape = x_shape.sizes();
+      chunk_shape[0] = count;
+      return cpu::conv2d_backward_input(widened(image_rows(dy, begin, count)), w, Shape(chunk_shape), args);
+    });
+  }
   Tensor dx = empty(x_shape, TensorOptions().dtype(dy.dtype()).device(dy.device()));
   if (dx.numel() == 0) return dx;
   if (g.out_channels == 0 || g.col_cols() == 0) {
@@ -302,8 +313,12 @@ Tensor conv2d_backward_input(const Tensor& dy, const Tensor& weight, const Shape
 
 Tensor conv2d_backward_weight(const Tensor& x, const Tensor& dy, const Shape& weight_shape, const Conv2dArgs& args) {
   const Conv2dGeometry g = conv2d_geometry(x.shape(), weight_shape, args, "conv2d_backward_weight");
-  if (x.dtype() == DType::f16)
-    return computed_in_f32([&] { return cpu::conv2d_backward_weight(widened(x), widened(dy), weight_shape, args); });
+  if (x.dtype() == DType::f16) {
+    return summed_in_f32_by_images(g.batch, [&](int64_t begin, int64_t count) {
+      return cpu::conv2d_backward_weight(widened(image_rows(x, begin, count)), widened(image_rows(dy, begin, count)),
+                                         weight_shape, args);
+    });
+  }
   Tensor dw = empty(weight_shape, TensorOptions().dtype(x.dtype()).device(x.device()));
   if (dw.numel() == 0) return dw;
   if (g.batch == 0 || g.col_cols() == 0) {

@@ -6,15 +6,26 @@
 //
 //   if (x.dtype() == DType::f16)
 //     return computed_in_f32([&] { return cpu::conv2d(widened(x), widened(w), widened(b), args); });
+//
+// An op over a batch of images widens a few images at a time (computed_in_f32_by_images),
+// so its scratch is that of kF16ChunkImages images, not of the whole batch.
+#include <algorithm>
+#include <cstdint>
+
 #include "core/dtype.h"
 #include "core/tensor.h"
 #include "kernels/ops.h"
 #include "memory/category_scope.h"
+#include "memory/empty.h"
 
 namespace ember::kernels::cpu {
 
-// t as f32 if it is f16; t itself otherwise (undefined stays undefined). Call inside computed_in_f32.
-inline Tensor widened(const Tensor& t) { return t.defined() && t.dtype() == DType::f16 ? kernels::cast(t, DType::f32) : t; }
+// t as f32 if it is f16, as scratch; t itself otherwise (undefined stays undefined).
+inline Tensor widened(const Tensor& t) {
+  if (!t.defined() || t.dtype() != DType::f16) return t;
+  CategoryScope scratch(MemoryCategory::temporary);
+  return kernels::cast(t, DType::f32);
+}
 
 template <class Fn>
 Tensor computed_in_f32(Fn&& compute) {
@@ -24,6 +35,49 @@ Tensor computed_in_f32(Fn&& compute) {
     wide = compute();
   }
   return kernels::cast(wide, DType::f16);
+}
+
+inline constexpr int64_t kF16ChunkImages = 16;
+
+// Images [begin, begin + count) of a contiguous [N, ...] tensor, as a view (undefined stays undefined).
+inline Tensor image_rows(const Tensor& t, int64_t begin, int64_t count) {
+  if (!t.defined()) return t;
+  std::vector<int64_t> sizes = t.sizes();
+  const size_t image_bytes = sizes[0] == 0 ? 0 : t.nbytes() / static_cast<size_t>(sizes[0]);
+  sizes[0] = count;
+  return Tensor(t.storage(), t.impl()->offset_bytes + static_cast<size_t>(begin) * image_bytes, Shape(sizes),
+                t.dtype(), t.device());
+}
+
+// An f16 result of shape `out_shape` whose images are computed independently:
+// compute(begin, count) returns images [begin, begin + count) in f32 from widened slices.
+template <class Fn>
+Tensor computed_in_f32_by_images(const Shape& out_shape, Device device, Fn&& compute) {
+  Tensor out = empty(out_shape, TensorOptions().dtype(DType::f16).device(device));
+  const int64_t images = out_shape.dim() == 0 ? 0 : out_shape[0];
+  for (int64_t begin = 0; begin < images; begin += kF16ChunkImages) {
+    const int64_t count = std::min(kF16ChunkImages, images - begin);
+    CategoryScope scratch(MemoryCategory::temporary);
+    kernels::copy_(image_rows(out, begin, count), compute(begin, count));
+  }
+  return out;
+}
+
+// An f16 result that is a sum over images: compute(begin, count) returns the f32 sum over
+// images [begin, begin + count); the chunks' sums are added in order, in f32, then narrowed.
+template <class Fn>
+Tensor summed_in_f32_by_images(int64_t images, Fn&& compute) {
+  Tensor total;
+  {
+    CategoryScope scratch(MemoryCategory::temporary);
+    for (int64_t begin = 0; begin < std::max<int64_t>(images, 1); begin += kF16ChunkImages) {
+      const int64_t count = std::min(kF16ChunkImages, images - begin);
+      Tensor part = compute(begin, std::max<int64_t>(count, 0));
+      if (total.defined()) kernels::add_(total, part, 1.0);
+      else total = part;
+    }
+  }
+  return kernels::cast(total, DType::f16);
 }
 
 }  // namespace ember::kernels::cpu

@@ -8,6 +8,7 @@
 #include "apps/technique_options.h"
 #include "core/generator.h"
 #include "kernels/factories.h"
+#include "memory/memory.h"
 #include "models/sequential.h"
 #include "models/zoo.h"
 #include "optim/sgd.h"
@@ -171,4 +172,24 @@ TEST_CASE("Technique flags: bad values fail before training, naming the value an
   auto lenet = models::make_model("lenet5", Shape{1, 28, 28}, 10);
   expect_error_contains([&] { train::Trainer trainer(lenet, frozen_sgd(), o); },
                         {"99 segments", "12 top-level layers", "at most 12"});
+}
+
+TEST_CASE("Trainer: an out-of-memory step says which techniques it used and which are left", "[trainer][oom]") {
+  const Batch b = make_batch(64, 2);
+  manual_seed(1);
+  auto model = models::make_model("lenet5", Shape{1, 28, 28}, 10);
+  train::Trainer trainer(model, sgd(0.01));
+  empty_cache(kCPU);
+  set_cpu_memory_limit(static_cast<size_t>(memory_stats(kCPU).reserved_bytes.current) + 256 * 1024);
+  try {
+    trainer.step(b.images, b.labels);
+    FAIL("expected an OutOfMemoryError");
+  } catch (const OutOfMemoryError& e) {
+    const std::string message = e.what();
+    INFO(message);
+    CHECK(message.find("out of memory on cpu") != std::string::npos);
+    CHECK(message.find("This step ran with --precision fp32 --checkpoint none --accum 1 (micro-batch 64); still to "
+                       "try: --precision fp16 --checkpoint sqrt --accum 2 (micro-batch 32).") != std::string::npos);
+  }
+  set_cpu_memory_limit(0);
 }

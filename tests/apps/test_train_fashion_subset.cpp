@@ -22,6 +22,19 @@ using test::expect_error_contains;
 
 namespace {
 const std::string kSubset = std::string(EMBER_TEST_DATA_DIR) + "/fashion-mnist-subset";
+
+// `ember eval --json` of LeNet-5 weights on the subset's test images.
+nlohmann::json eval_lenet5(const std::string& weights) {
+  EvalOptions e;
+  e.model = "lenet5";
+  e.load = weights;
+  e.data_dir = kSubset;
+  e.device = "cpu";
+  e.json = true;
+  std::ostringstream out;
+  REQUIRE(eval_command(e, out) == 0);
+  return nlohmann::json::parse(out.str());
+}
 }  // namespace
 
 TEST_CASE("ember train: LeNet-5 learns the Fashion-MNIST subset in one epoch, eval reads the saved weights",
@@ -52,15 +65,7 @@ TEST_CASE("ember train: LeNet-5 learns the Fashion-MNIST subset in one epoch, ev
   CHECK(s.final_loss < 0.8 * std::log(10.0));
   CHECK(s.final_accuracy > 0.5);
 
-  EvalOptions e;
-  e.model = "lenet5";
-  e.load = o.save;
-  e.data_dir = kSubset;
-  e.device = "cpu";
-  e.json = true;
-  std::ostringstream eval_out;
-  REQUIRE(eval_command(e, eval_out) == 0);
-  const nlohmann::json eval = nlohmann::json::parse(eval_out.str());
+  const nlohmann::json eval = eval_lenet5(o.save);
   CHECK(eval["samples"] == 250);
   CHECK(eval["accuracy"].get<double>() == Approx(s.final_accuracy));  // same weights, same test set
 }
@@ -117,13 +122,5 @@ TEST_CASE("ember train --precision fp16: LeNet-5 converges on the subset, its f1
   reloaded->parameters_to(kFloat16);
   load_weights(o.save, *reloaded);
   for (const Tensor& p : reloaded->parameters()) CHECK(p.dtype() == kFloat16);
-  EvalOptions e;
-  e.model = "lenet5";
-  e.load = o.save;
-  e.data_dir = kSubset;
-  e.device = "cpu";
-  e.json = true;
-  std::ostringstream eval_out;
-  REQUIRE(eval_command(e, eval_out) == 0);
-  CHECK(nlohmann::json::parse(eval_out.str())["accuracy"].get<double>() == Approx(s.final_accuracy).margin(0.02));
+  CHECK(eval_lenet5(o.save)["accuracy"].get<double>() == Approx(s.final_accuracy).margin(0.02));
 }

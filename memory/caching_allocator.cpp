@@ -124,10 +124,7 @@ CachingAllocator::Block* CachingAllocator::reserve_segment(size_t segment_bytes,
   block->size = segment_bytes;
   block->stream = stream;
   block->small = small;
-  ++stats_.backend_allocations;
-  stats_.reserved_bytes.increase(static_cast<int64_t>(segment_bytes));
-  stats_.reserved_by_pool[small ? 0 : 1].increase(static_cast<int64_t>(segment_bytes));
-  stats_.segment_count.increase(1);
+  stats_.add_segment(static_cast<int64_t>(segment_bytes), small ? 0 : 1);
   return block;
 }
 
@@ -179,13 +176,7 @@ Buffer CachingAllocator::allocate(const AllocationRequest& request) {
   update_split_stats(split_before, split_free(block));
 
   const auto n = static_cast<int64_t>(block->size);
-  stats_.allocated_bytes.increase(n);
-  stats_.active_bytes.increase(n);
-  stats_.requested_bytes.increase(static_cast<int64_t>(request.bytes));
-  stats_.allocation_count.increase(1);
-  stats_.active_count.increase(1);
-  stats_.by_category[static_cast<size_t>(request.category)].increase(n);
-  stats_.allocated_by_pool[small ? 0 : 1].increase(n);
+  stats_.add_block(n, static_cast<int64_t>(request.bytes), request.category, small ? 0 : 1);
   allocated_[block->ptr] = block;
   notify_allocation_observer(true, block->ptr, n, request.category, &request, request.device, stats_);
   return Buffer(block->ptr, request.bytes, request, this);
@@ -199,11 +190,7 @@ void CachingAllocator::release(void* data, size_t /*bytes*/, Device device, Memo
   Block* block = it->second;
   allocated_.erase(it);
   const auto n = static_cast<int64_t>(block->size);
-  stats_.allocated_bytes.decrease(n);
-  stats_.requested_bytes.decrease(static_cast<int64_t>(block->requested));
-  stats_.allocation_count.decrease(1);
-  stats_.by_category[static_cast<size_t>(block->category)].decrease(n);
-  stats_.allocated_by_pool[block->small ? 0 : 1].decrease(n);
+  stats_.remove_block(n, static_cast<int64_t>(block->requested), block->category, block->small ? 0 : 1);
   notify_allocation_observer(false, block->ptr, n, block->category, nullptr, device, stats_);
   if (!block->stream_uses.empty()) {
     for (StreamHandle s : block->stream_uses) block->events.push_back(backend_->record_event(s));
@@ -219,8 +206,7 @@ void CachingAllocator::free_block(Block* block) {
   const SplitFree split_before = split_free(block);
   FreeSet& pool = pool_for(block->small);
   block->state = Block::State::free;
-  stats_.active_bytes.decrease(static_cast<int64_t>(block->size));
-  stats_.active_count.decrease(1);
+  stats_.remove_active(static_cast<int64_t>(block->size));
   if (Block* prev = block->prev; prev != nullptr && prev->state == Block::State::free) {
     pool.erase(prev);
     prev->size += block->size;
@@ -263,10 +249,7 @@ void CachingAllocator::release_free_segments() {
       }
       it = pool->erase(it);
       backend_->free(block->ptr, block->size);
-      ++stats_.backend_frees;
-      stats_.reserved_bytes.decrease(static_cast<int64_t>(block->size));
-      stats_.reserved_by_pool[block->small ? 0 : 1].decrease(static_cast<int64_t>(block->size));
-      stats_.segment_count.decrease(1);
+      stats_.remove_segment(static_cast<int64_t>(block->size), block->small ? 0 : 1);
       delete block;
     }
   }
@@ -295,8 +278,7 @@ void CachingAllocator::relabel(Buffer& buffer, MemoryCategory category) {
   Block* block = it->second;
   const auto n = static_cast<int64_t>(block->size);
   notify_allocation_observer(false, block->ptr, n, block->category, nullptr, buffer.device(), stats_);
-  stats_.by_category[static_cast<size_t>(block->category)].decrease(n);
-  stats_.by_category[static_cast<size_t>(category)].increase(n);
+  stats_.move_category(n, block->category, category);
   block->category = category;
   notify_allocation_observer(true, block->ptr, n, category, nullptr, buffer.device(), stats_);
   set_buffer_category(buffer, category);

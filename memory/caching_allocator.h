@@ -22,7 +22,6 @@ namespace ember {
 
 // Sizes in bytes that define the policy (PyTorch's, so numbers compare).
 inline constexpr size_t kMinBlockBytes = 512;                   // every request is rounded up to this
-inline constexpr size_t kSmallRequestBytes = 1 << 20;           // <= 1 MiB: small pool
 inline constexpr size_t kSmallSegmentBytes = 2 << 20;           // small pool segments: 2 MiB
 inline constexpr size_t kLargeSegmentBytes = 20 << 20;          // large requests under 10 MiB share 20 MiB segments
 inline constexpr size_t kMinLargeAllocBytes = 10 << 20;         // from 10 MiB, a segment is the request rounded...

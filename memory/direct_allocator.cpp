@@ -16,15 +16,10 @@ Buffer DirectAllocator::allocate(const AllocationRequest& request) {
     ++stats_.ooms;
     throw OutOfMemoryError(out_of_memory_message(request, backend_->capacity(), stats_, 0), request.bytes);
   }
+  // Every block is its own segment.
   const auto bytes = static_cast<int64_t>(request.bytes);
-  ++stats_.backend_allocations;
-  stats_.allocated_bytes.increase(bytes);
-  stats_.reserved_bytes.increase(bytes);
-  stats_.active_bytes.increase(bytes);
-  stats_.requested_bytes.increase(bytes);
-  stats_.allocation_count.increase(1);
-  stats_.segment_count.increase(1);
-  stats_.by_category[static_cast<size_t>(request.category)].increase(bytes);
+  stats_.add_segment(bytes, pool_of(request.bytes));
+  stats_.add_block(bytes, bytes, request.category, pool_of(request.bytes));
   notify_allocation_observer(true, p, bytes, request.category, &request, request.device, stats_);
   return Buffer(p, request.bytes, request, this);
 }
@@ -34,14 +29,9 @@ void DirectAllocator::release(void* data, size_t bytes, Device device, MemoryCat
   backend_->free(data, bytes);
   std::lock_guard<std::mutex> lock(mutex_);
   const auto n = static_cast<int64_t>(bytes);
-  ++stats_.backend_frees;
-  stats_.allocated_bytes.decrease(n);
-  stats_.reserved_bytes.decrease(n);
-  stats_.active_bytes.decrease(n);
-  stats_.requested_bytes.decrease(n);
-  stats_.allocation_count.decrease(1);
-  stats_.segment_count.decrease(1);
-  stats_.by_category[static_cast<size_t>(category)].decrease(n);
+  stats_.remove_block(n, n, category, pool_of(bytes));
+  stats_.remove_active(n);
+  stats_.remove_segment(n, pool_of(bytes));
   notify_allocation_observer(false, data, n, category, nullptr, device, stats_);
 }
 
@@ -49,8 +39,7 @@ void DirectAllocator::relabel(Buffer& buffer, MemoryCategory category) {
   std::lock_guard<std::mutex> lock(mutex_);
   const auto n = static_cast<int64_t>(buffer.bytes());
   notify_allocation_observer(false, buffer.data(), n, buffer.category(), nullptr, buffer.device(), stats_);
-  stats_.by_category[static_cast<size_t>(buffer.category())].decrease(n);
-  stats_.by_category[static_cast<size_t>(category)].increase(n);
+  stats_.move_category(n, buffer.category(), category);
   notify_allocation_observer(true, buffer.data(), n, category, nullptr, buffer.device(), stats_);
   set_buffer_category(buffer, category);
 }

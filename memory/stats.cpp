@@ -14,6 +14,48 @@ void MemoryStats::reset_peaks() {
   for (Stat& s : reserved_by_pool) s.reset_peak();
 }
 
+void MemoryStats::add_segment(int64_t bytes, int pool) {
+  ++backend_allocations;
+  reserved_bytes.increase(bytes);
+  reserved_by_pool[static_cast<size_t>(pool)].increase(bytes);
+  segment_count.increase(1);
+}
+
+void MemoryStats::remove_segment(int64_t bytes, int pool) {
+  ++backend_frees;
+  reserved_bytes.decrease(bytes);
+  reserved_by_pool[static_cast<size_t>(pool)].decrease(bytes);
+  segment_count.decrease(1);
+}
+
+void MemoryStats::add_block(int64_t bytes, int64_t requested, MemoryCategory category, int pool) {
+  allocated_bytes.increase(bytes);
+  active_bytes.increase(bytes);
+  requested_bytes.increase(requested);
+  allocation_count.increase(1);
+  active_count.increase(1);
+  by_category[static_cast<size_t>(category)].increase(bytes);
+  allocated_by_pool[static_cast<size_t>(pool)].increase(bytes);
+}
+
+void MemoryStats::remove_block(int64_t bytes, int64_t requested, MemoryCategory category, int pool) {
+  allocated_bytes.decrease(bytes);
+  requested_bytes.decrease(requested);
+  allocation_count.decrease(1);
+  by_category[static_cast<size_t>(category)].decrease(bytes);
+  allocated_by_pool[static_cast<size_t>(pool)].decrease(bytes);
+}
+
+void MemoryStats::remove_active(int64_t bytes) {
+  active_bytes.decrease(bytes);
+  active_count.decrease(1);
+}
+
+void MemoryStats::move_category(int64_t bytes, MemoryCategory from, MemoryCategory to) {
+  by_category[static_cast<size_t>(from)].decrease(bytes);
+  by_category[static_cast<size_t>(to)].increase(bytes);
+}
+
 std::string format_bytes(int64_t bytes) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   double value = static_cast<double>(bytes);

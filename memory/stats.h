@@ -49,7 +49,23 @@ struct MemoryStats {
   int64_t ooms = 0;                 // COUNT: OutOfMemoryError thrown
 
   void reset_peaks();
+
+  // The bookkeeping every allocator does, in one place (called under the allocator's lock).
+  // pool: 0 small (requests <= 1 MiB), 1 large.
+  void add_segment(int64_t bytes, int pool);     // reserved from the backend
+  void remove_segment(int64_t bytes, int pool);  // returned to it
+  // A block handed to a tensor (`bytes` as the allocator counts it, `requested` as asked) and
+  // its return; a block is active from add_block until remove_active (the caching allocator
+  // keeps it active while another stream may still use it).
+  void add_block(int64_t bytes, int64_t requested, MemoryCategory category, int pool);
+  void remove_block(int64_t bytes, int64_t requested, MemoryCategory category, int pool);
+  void remove_active(int64_t bytes);
+  void move_category(int64_t bytes, MemoryCategory from, MemoryCategory to);
 };
+
+// The pool a request of `bytes` belongs to (0 small, 1 large), PyTorch's 1 MiB boundary.
+inline constexpr size_t kSmallRequestBytes = size_t{1} << 20;
+inline int pool_of(size_t bytes) { return bytes <= kSmallRequestBytes ? 0 : 1; }
 
 // A table of the statistics, for people.
 std::string format_memory_stats(const MemoryStats& stats, const std::string& title);

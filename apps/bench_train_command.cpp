@@ -11,7 +11,7 @@
 #include "core/cuda_runtime.h"
 #include "core/generator.h"
 #include "kernels/factories.h"
-#include "memory/category_scope.h"
+#include "memory/scopes.h"
 #include "memory/memory.h"
 #include "models/zoo.h"
 #include "train/trainer.h"

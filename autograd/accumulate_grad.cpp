@@ -1,7 +1,7 @@
 #include "autograd/accumulate_grad.h"
 
 #include "kernels/ops.h"
-#include "memory/category_scope.h"
+#include "memory/scopes.h"
 #include "memory/memory.h"
 #include "memory/empty.h"
 

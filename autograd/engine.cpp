@@ -10,7 +10,7 @@
 #include "kernels/factories.h"
 #include "kernels/ops.h"
 #include "memory/allocation_observer.h"
-#include "memory/category_scope.h"
+#include "memory/scopes.h"
 
 namespace ember::autograd {
 

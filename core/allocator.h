@@ -16,7 +16,7 @@
 
 namespace ember {
 
-// What a byte is for. Set by RAII scopes (memory/category_scope.h) in modules,
+// What a byte is for. Set by RAII scopes (memory/scopes.h) in modules,
 // the autograd engine, the optimizer and the data loader.
 enum class MemoryCategory : uint8_t {
   parameter,

@@ -4,7 +4,7 @@
 
 #include "core/error.h"
 #include "data/file_bytes.h"
-#include "memory/category_scope.h"
+#include "memory/scopes.h"
 #include "memory/empty.h"
 
 namespace ember::data {

@@ -7,7 +7,7 @@
 #include "data/pinned_buffer.h"
 #include "data/prefetcher.h"
 #include "data/sampler.h"
-#include "memory/category_scope.h"
+#include "memory/scopes.h"
 #include "memory/allocation_observer.h"
 #include "memory/empty.h"
 

@@ -9,6 +9,7 @@
 #include "kernels/checks.h"
 #include "kernels/softmax_math.h"  // split_at_dim
 #include "memory/empty.h"
+#include "memory/scopes.h"
 
 namespace ember::kernels {
 

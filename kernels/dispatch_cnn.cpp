@@ -6,6 +6,7 @@
 #include "kernels/backend_dispatch.h"
 #include "kernels/checks.h"
 #include "memory/empty.h"
+#include "memory/scopes.h"
 
 namespace ember::kernels {
 

@@ -6,24 +6,8 @@
 
 namespace ember {
 namespace {
-thread_local Phase tls_phase = Phase::other;
 std::atomic<AllocationObserver*> global_observer{nullptr};
 }  // namespace
-
-const char* phase_name(Phase phase) {
-  switch (phase) {
-    case Phase::other: return "other";
-    case Phase::data: return "data";
-    case Phase::forward: return "forward";
-    case Phase::backward: return "backward";
-    case Phase::optimizer: return "optimizer";
-  }
-  return "?";
-}
-
-Phase current_phase() { return tls_phase; }
-PhaseScope::PhaseScope(Phase phase) : previous_(tls_phase) { tls_phase = phase; }
-PhaseScope::~PhaseScope() { tls_phase = previous_; }
 
 void set_allocation_observer(AllocationObserver* observer) { global_observer.store(observer); }
 AllocationObserver* allocation_observer() { return global_observer.load(std::memory_order_relaxed); }

@@ -5,26 +5,9 @@
 #include <vector>
 
 #include "core/allocator.h"
+#include "memory/scopes.h"  // Phase, for observers that read current_phase()
 
 namespace ember {
-
-enum class Phase : uint8_t { other, data, forward, backward, optimizer };
-inline constexpr int kNumPhases = 5;
-const char* phase_name(Phase phase);
-
-// The training phase of the calling thread, set by RAII scopes in the training
-// loop, Module::forward, the autograd engine and the optimizer.
-Phase current_phase();
-class PhaseScope {
- public:
-  explicit PhaseScope(Phase phase);
-  ~PhaseScope();
-  PhaseScope(const PhaseScope&) = delete;
-  PhaseScope& operator=(const PhaseScope&) = delete;
-
- private:
-  Phase previous_;
-};
 
 struct AllocationEvent {
   bool allocate = true;  // false: a free

@@ -2,15 +2,9 @@
 
 #include "core/error.h"
 #include "memory/memory.h"
+#include "memory/scopes.h"
 
 namespace ember {
-namespace {
-thread_local const char* tls_op = "";
-}
-
-OpNameScope::OpNameScope(const char* op) : previous_(tls_op) { tls_op = op; }
-OpNameScope::~OpNameScope() { tls_op = previous_; }
-const char* OpNameScope::current() { return tls_op; }
 
 Tensor empty(const Shape& shape, TensorOptions options) {
   for (int64_t s : shape.sizes())
@@ -19,7 +13,7 @@ Tensor empty(const Shape& shape, TensorOptions options) {
   request.bytes = static_cast<size_t>(shape.numel()) * dtype_size(options.dtype_);
   request.device = options.device_;
   request.category = current_category();
-  request.op = tls_op;
+  request.op = OpNameScope::current();
   request.shape = &shape;
   auto storage = std::make_shared<Storage>();
   if (request.bytes > 0) storage->buffer = allocator_for(options.device_).allocate(request);

@@ -9,7 +9,7 @@
 
 #include "core/device.h"
 #include "core/tensor.h"
-#include "memory/category_scope.h"
+#include "memory/scopes.h"
 #include "memory/device_allocator.h"
 #include "memory/out_of_memory.h"
 #include "memory/stats.h"

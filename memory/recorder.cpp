@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "memory/memory.h"
+#include "memory/scopes.h"
 
 namespace ember {
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "memory/allocation_observer.h"
+#include "memory/scopes.h"
 
 namespace ember {
 

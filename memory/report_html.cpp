@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "memory/report.h"
 #include "memory/stats.h"
+#include "memory/scopes.h"
 
 namespace ember {
 

@@ -5,7 +5,7 @@
 
 #include "autograd/ops.h"
 #include "kernels/factories.h"
-#include "memory/category_scope.h"
+#include "memory/scopes.h"
 
 namespace ember::nn {
 

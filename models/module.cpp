@@ -7,7 +7,7 @@
 #include "autograd/recompute_state.h"
 #include "core/error.h"
 #include "kernels/ops.h"
-#include "memory/category_scope.h"
+#include "memory/scopes.h"
 #include "memory/allocation_observer.h"
 #include "memory/empty.h"
 #include "optim/optimizer.h"

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "core/error.h"
-#include "memory/category_scope.h"
+#include "memory/scopes.h"
 
 namespace ember::nn {
 

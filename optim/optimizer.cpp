@@ -4,7 +4,7 @@
 
 #include "autograd/grad_mode.h"
 #include "core/error.h"
-#include "memory/category_scope.h"
+#include "memory/scopes.h"
 #include "memory/allocation_observer.h"
 
 namespace ember::optim {

@@ -4,7 +4,7 @@
 #include "core/error.h"
 #include "kernels/factories.h"
 #include "kernels/ops.h"
-#include "memory/category_scope.h"
+#include "memory/scopes.h"
 #include "memory/empty.h"
 
 namespace ember::train {

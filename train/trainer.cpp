@@ -8,7 +8,7 @@
 #include "autograd/ops.h"
 #include "core/error.h"
 #include "memory/allocation_observer.h"
-#include "memory/category_scope.h"
+#include "memory/scopes.h"
 #include "memory/out_of_memory.h"
 #include "models/metrics.h"
 #include "models/sequential.h"

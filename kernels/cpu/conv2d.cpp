@@ -26,7 +26,7 @@
 #include "kernels/cpu/f16_storage.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/ops.h"
-#include "memory/category_scope.h"
+#include "memory/scopes.h"
 #include "memory/empty.h"
 
 namespace ember::kernels::cpu {

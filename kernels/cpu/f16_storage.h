@@ -15,7 +15,7 @@
 #include "core/dtype.h"
 #include "core/tensor.h"
 #include "kernels/ops.h"
-#include "memory/category_scope.h"
+#include "memory/scopes.h"
 #include "memory/empty.h"
 
 namespace ember::kernels::cpu {

@@ -28,7 +28,7 @@
 #include "kernels/cuda/gemm.cuh"
 #include "kernels/ops.h"
 #include "kernels/providers.h"
-#include "memory/category_scope.h"
+#include "memory/scopes.h"
 #include "memory/empty.h"
 
 namespace ember::kernels::cuda {

@@ -26,7 +26,7 @@
 
 #include "kernels/cuda/cublas_gemm.cuh"
 #include "kernels/cuda/cuda_check.cuh"
-#include "memory/category_scope.h"
+#include "memory/scopes.h"
 #include "memory/empty.h"
 
 #define EMBER_CUBLAS_CHECK(call)                                                                  \

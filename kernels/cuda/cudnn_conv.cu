@@ -31,7 +31,7 @@
 
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/cudnn_conv.cuh"
-#include "memory/category_scope.h"
+#include "memory/scopes.h"
 #include "memory/empty.h"
 
 #define EMBER_CUDNN_CHECK(call)                                                                   \

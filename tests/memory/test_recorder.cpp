@@ -8,6 +8,7 @@
 #include "autograd/grad_mode.h"
 #include "memory/memory.h"
 #include "memory/report.h"
+#include "memory/scopes.h"
 #include "tests/support/op_contract.h"
 
 using namespace ember;

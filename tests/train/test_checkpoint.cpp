@@ -14,6 +14,7 @@
 #include "kernels/factories.h"
 #include "memory/allocation_observer.h"
 #include "memory/memory.h"
+#include "memory/scopes.h"
 #include "models/activation.h"
 #include "models/batch_norm.h"
 #include "models/dropout.h"

@@ -13,6 +13,7 @@
 // The methods that compute (to, clone, the ops, backward, printing) are declared
 // here for a libtorch-like API and defined in autograd/tensor_methods.cpp, the
 // layer that records graphs; factories live in kernels/factories.h.
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <ostream>
@@ -31,9 +32,15 @@ namespace autograd {
 class Node;
 }
 
-// Shared by a tensor and all its views.
+// Shared by a tensor and all its views (reshape, detach(), saved tensors).
 struct Storage {
   Buffer buffer;
+  // PyTorch's version counter: every in-place write through any alias bumps it once
+  // (kernels/checks.h: bump_version, called by the in-place entry points of kernels/),
+  // and a node that saved the tensor for backward refuses it when the count moved
+  // (autograd/node.h: Node::saved). It counts writes, not values: a factory that fills
+  // through kernels/ writes once, so zeros(), full() and randn() return version 1, empty() 0.
+  std::atomic<uint64_t> version{0};
 };
 
 struct TensorImpl;
@@ -94,6 +101,10 @@ class Tensor {
   bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
   bool shares_storage(const Tensor& o) const;
   std::string str() const;  // "Tensor[2, 3] f32 cpu"
+
+  // --- version counter: lives in the Storage, so views and detach() aliases share it ---
+  uint64_t version() const;   // in-place writes to the storage so far (0 for storage-less tensors)
+  void bump_version() const;  // records one in-place write (kernels/ calls it; const like the write itself)
 
   // --- views: share storage; recorded by autograd (autograd/tensor_methods.cpp) ---
   Tensor reshape(const Shape& shape) const;  // one size may be -1

@@ -158,7 +158,8 @@ class Tensor {
   Tensor softmax(int64_t dim) const;
   Tensor log_softmax(int64_t dim) const;
 
-  // --- in place, never recorded (optimizers, initialisers) ---
+  // --- in place, never recorded (optimizers, initialisers); each bumps version() ---
+  // With grad mode on they refuse a leaf that requires grad: update parameters under NoGradGuard.
   Tensor& zero_();
   Tensor& fill_(double value);
   Tensor& copy_(const Tensor& src);  // same shape; converts dtype and device

@@ -95,15 +95,19 @@ Tensor Tensor::log_softmax(int64_t dim) const { return ember::log_softmax(*this,
 
 namespace {
 
-// In-place methods are never recorded, so with grad mode on, writing into a leaf that requires
-// grad would change what the graph's nodes read and what the optimizer updates behind autograd's
-// back (PyTorch refuses it too). Writes into saved tensors are caught later by the version counter
-// (autograd/node.h: Node::saved).
+// In-place methods are never recorded. With grad mode on they refuse a tensor that requires grad:
+// a leaf (a parameter: PyTorch refuses it too; optimizers update under NoGradGuard) and a computed
+// tensor (PyTorch would record the op; here the graph would silently miss it, e.g. y.mul_(3) would
+// leave y's gradient unscaled). Writes into saved tensors, under any grad mode, are caught at
+// backward by the version counter (autograd/node.h: Node::saved).
 void check_inplace(const Tensor& t, const char* op) {
   if (!t.defined() || !GradMode::is_enabled() || !t.requires_grad()) return;
   EMBER_CHECK(!t.is_leaf(), op << ": a leaf tensor " << t.shape()
                                << " that requires grad is being used in an in-place operation; update it under "
                                   "NoGradGuard (as optimizers do) or use an out-of-place op");
+  EMBER_THROW(op << ": a tensor " << t.shape() << " that requires grad (computed by " << t.grad_fn()->name()
+                 << ") is being used in an in-place operation, which autograd does not record; use an "
+                    "out-of-place op, or make the change under NoGradGuard if its gradient must not see it");
 }
 
 }  // namespace

@@ -159,7 +159,8 @@ class Tensor {
   Tensor log_softmax(int64_t dim) const;
 
   // --- in place, never recorded (optimizers, initialisers); each bumps version() ---
-  // With grad mode on they refuse a leaf that requires grad: update parameters under NoGradGuard.
+  // With grad mode on they refuse a tensor that requires grad (a leaf, or computed: the op would
+  // be missing from its graph); update parameters under NoGradGuard, as optimizers do.
   Tensor& zero_();
   Tensor& fill_(double value);
   Tensor& copy_(const Tensor& src);  // same shape; converts dtype and device

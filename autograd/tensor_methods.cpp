@@ -5,6 +5,7 @@
 
 #include "autograd/engine.h"
 #include "autograd/grad_mode.h"
+#include "autograd/node.h"
 #include "autograd/ops.h"
 #include "kernels/ops.h"
 #include "memory/empty.h"

@@ -32,7 +32,9 @@ class Node {
 
   // Keeps a detached alias of t and its current version for backward; returns its index for saved().
   size_t save(const Tensor& t);
-  // Throws if already released, or if the tensor was modified in place after save().
+  // Throws if already released, or if the tensor was modified in place after save(). The check is
+  // made where apply() reads the tensor, so a saved tensor that this backward does not need (mul's
+  // input whose gradient is not wanted) may change freely.
   const Tensor& saved(size_t index) const;
   void release_saved() { saved_.clear(); saved_versions_.clear(); released_ = true; }
   size_t saved_count() const { return saved_.size(); }

@@ -81,7 +81,7 @@ TEST_CASE("in-place: views share the version counter with their base", "[inplace
 TEST_CASE("in-place: detach() shares the version counter, so a write through it is caught", "[inplace][autograd]") {
   Tensor w = from_vector<float>({1, 2, 3}, {3}).requires_grad_();
   Tensor a = from_vector<float>({4, 5, 6}, {3});
-  Tensor loss = sum(w * a);  // mul saves w and a
+  Tensor loss = sum(w * w);  // mul saves w twice, and reads it for each operand's gradient
   Tensor d = w.detach();
   CHECK(d.version() == w.version());
   d.add_(a);  // d does not require grad, so this is allowed even with grad mode on...
@@ -103,12 +103,22 @@ TEST_CASE("in-place: writing into a tensor no node saved is fine", "[inplace][au
   b.fill_(100.0);            // b is an input of the graph, but not a saved one
   loss.backward();
   expect_values(x.grad(), {1, 1}, 0, "d sum(x + b)/dx");
+  // A saved tensor that backward does not read: mul saves both operands, but the gradient of x
+  // needs only b, so a write into x (under NoGradGuard: x is a leaf) leaves that gradient right.
+  x.zero_grad();
+  Tensor product = sum(x * b);
+  {
+    NoGradGuard no_grad;
+    x.mul_(2.0);
+  }
+  product.backward();
+  expect_values(x.grad(), {100, 100}, 0, "d sum(x * b)/dx = b");
   // A tensor outside the graph entirely.
   Tensor unrelated = zeros({4});
   Tensor y = sum(exp(x));
   unrelated.add_(ones({4}));
   y.backward();
-  expect_values(x.grad(), {1 + std::exp(1.0), 1 + std::exp(2.0)}, 1e-5, "accumulated");
+  expect_values(x.grad(), {100 + std::exp(2.0), 100 + std::exp(4.0)}, 1e-4, "accumulated, at the doubled x");
 }
 
 TEST_CASE("in-place: a write after backward is fine, and the next graph saves the new version",

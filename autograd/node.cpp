@@ -24,13 +24,24 @@ Node::~Node() {
 
 size_t Node::save(const Tensor& t) {
   saved_.push_back(t.defined() ? t.detach() : Tensor());
+  saved_versions_.push_back(t.defined() ? t.version() : 0);
   return saved_.size() - 1;
 }
 
 const Tensor& Node::saved(size_t index) const {
   EMBER_CHECK(!released_, name() << ": its saved tensors were already freed by an earlier backward; "
                                     "call backward(grad, /*retain_graph=*/true) to backward twice");
-  return saved_.at(index);
+  const Tensor& t = saved_.at(index);
+  if (t.defined()) {
+    const uint64_t saved_at = saved_versions_[index];
+    const uint64_t now = t.version();
+    EMBER_CHECK(now == saved_at, "one of the tensors needed for gradient computation has been modified by an "
+                                 "in-place operation: "
+                                     << name() << " saved a " << t.shape() << " tensor at version " << saved_at
+                                     << ", it is now at version " << now
+                                     << "; make the in-place change after backward(), or make it on a clone()");
+  }
+  return t;
 }
 
 bool any_requires_grad(std::initializer_list<Tensor> inputs) {

@@ -4,6 +4,8 @@
 #include <sstream>
 
 #include "autograd/engine.h"
+#include "autograd/grad_mode.h"
+#include "autograd/node.h"
 #include "autograd/ops.h"
 #include "kernels/ops.h"
 #include "memory/empty.h"
@@ -92,20 +94,47 @@ Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const { return ember::trans
 Tensor Tensor::softmax(int64_t dim) const { return ember::softmax(*this, dim); }
 Tensor Tensor::log_softmax(int64_t dim) const { return ember::log_softmax(*this, dim); }
 
-Tensor& Tensor::zero_() { return fill_(0.0); }
+namespace {
+
+// In-place methods are never recorded. With grad mode on they refuse a tensor that requires grad:
+// a leaf (a parameter: PyTorch refuses it too; optimizers update under NoGradGuard) and a computed
+// tensor (PyTorch would record the op; here the graph would silently miss it, e.g. y.mul_(3) would
+// leave y's gradient unscaled). Writes into saved tensors, under any grad mode, are caught at
+// backward by the version counter (autograd/node.h: Node::saved).
+void check_inplace(const Tensor& t, const char* op) {
+  if (!t.defined() || !GradMode::is_enabled() || !t.requires_grad()) return;
+  EMBER_CHECK(!t.is_leaf(), op << ": a leaf tensor " << t.shape()
+                               << " that requires grad is being used in an in-place operation; update it under "
+                                  "NoGradGuard (as optimizers do) or use an out-of-place op");
+  EMBER_THROW(op << ": a tensor " << t.shape() << " that requires grad (computed by " << t.grad_fn()->name()
+                 << ") is being used in an in-place operation, which autograd does not record; use an "
+                    "out-of-place op, or make the change under NoGradGuard if its gradient must not see it");
+}
+
+}  // namespace
+
+Tensor& Tensor::zero_() {
+  check_inplace(*this, "zero_");
+  kernels::fill_(*this, 0.0);
+  return *this;
+}
 Tensor& Tensor::fill_(double value) {
+  check_inplace(*this, "fill_");
   kernels::fill_(*this, value);
   return *this;
 }
 Tensor& Tensor::copy_(const Tensor& src) {
+  check_inplace(*this, "copy_");
   kernels::copy_(*this, src);
   return *this;
 }
 Tensor& Tensor::add_(const Tensor& other, double alpha) {
+  check_inplace(*this, "add_");
   kernels::add_(*this, other, alpha);
   return *this;
 }
 Tensor& Tensor::mul_(double factor) {
+  check_inplace(*this, "mul_");
   kernels::mul_scalar_(*this, factor);
   return *this;
 }

@@ -51,6 +51,16 @@ bool Tensor::shares_storage(const Tensor& o) const {
   return defined() && o.defined() && storage() == o.storage();
 }
 
+uint64_t Tensor::version() const {
+  const TensorImpl& impl = checked_impl();
+  return impl.storage ? impl.storage->version.load(std::memory_order_relaxed) : 0;
+}
+
+void Tensor::bump_version() const {
+  const TensorImpl& impl = checked_impl();
+  if (impl.storage) impl.storage->version.fetch_add(1, std::memory_order_relaxed);
+}
+
 std::string Tensor::str() const {
   if (!defined()) return "Tensor(undefined)";
   std::ostringstream os;

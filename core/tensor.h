@@ -13,6 +13,7 @@
 // The methods that compute (to, clone, the ops, backward, printing) are declared
 // here for a libtorch-like API and defined in autograd/tensor_methods.cpp, the
 // layer that records graphs; factories live in kernels/factories.h.
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <ostream>
@@ -31,9 +32,15 @@ namespace autograd {
 class Node;
 }
 
-// Shared by a tensor and all its views.
+// Shared by a tensor and all its views (reshape, detach(), saved tensors).
 struct Storage {
   Buffer buffer;
+  // PyTorch's version counter: every in-place write through any alias bumps it once
+  // (kernels/checks.h: bump_version, called by the in-place entry points of kernels/),
+  // and a node that saved the tensor for backward refuses it when the count moved
+  // (autograd/node.h: Node::saved). It counts writes, not values: a factory that fills
+  // through kernels/ writes once, so zeros(), full() and randn() return version 1, empty() 0.
+  std::atomic<uint64_t> version{0};
 };
 
 struct TensorImpl;
@@ -95,6 +102,10 @@ class Tensor {
   bool shares_storage(const Tensor& o) const;
   std::string str() const;  // "Tensor[2, 3] f32 cpu"
 
+  // --- version counter: lives in the Storage, so views and detach() aliases share it ---
+  uint64_t version() const;   // in-place writes to the storage so far (0 for storage-less tensors)
+  void bump_version() const;  // records one in-place write (kernels/ calls it; const like the write itself)
+
   // --- views: share storage; recorded by autograd (autograd/tensor_methods.cpp) ---
   Tensor reshape(const Shape& shape) const;  // one size may be -1
   Tensor view(const Shape& shape) const { return reshape(shape); }
@@ -147,7 +158,9 @@ class Tensor {
   Tensor softmax(int64_t dim) const;
   Tensor log_softmax(int64_t dim) const;
 
-  // --- in place, never recorded (optimizers, initialisers) ---
+  // --- in place, never recorded (optimizers, initialisers); each bumps version() ---
+  // With grad mode on they refuse a tensor that requires grad (a leaf, or computed: the op would
+  // be missing from its graph); update parameters under NoGradGuard, as optimizers do.
   Tensor& zero_();
   Tensor& fill_(double value);
   Tensor& copy_(const Tensor& src);  // same shape; converts dtype and device

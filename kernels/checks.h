@@ -1,6 +1,9 @@
 #pragma once
 // Argument checks shared by the kernel entry points. Every message names the op
-// and the offending shapes, dtypes or devices.
+// and the offending shapes, dtypes or devices. Also bump_version, the one way an
+// entry point records that it writes into an argument.
+#include <type_traits>
+
 #include "core/error.h"
 #include "core/tensor.h"
 
@@ -17,5 +20,17 @@ void check_compatible(const Tensor& a, const Tensor& b, const char* op);
 // The one message for a class label outside [0, classes), for either backend (the entry points'
 // check_label_range, kernels/backend_dispatch.h, throws it).
 [[noreturn]] void throw_bad_label(const char* op, int64_t sample, int64_t label, int64_t classes);
+
+// Records one in-place write into each of `written` (undefined ones are skipped), on the version
+// counter that autograd checks (core/tensor.h: Storage::version). Every entry point that writes
+// into an argument calls it exactly once per call, after its checks and before the backend runs
+// (a backend that throws half-way has still written), for every tensor the call writes: fill_,
+// add_, mul_scalar_, copy_, the factory fillers, the optimizer steps, the running statistics of
+// batch_norm_stats and the mixed-precision unscale. Backends never call it.
+template <class... Tensors>
+void bump_version(const Tensors&... written) {
+  static_assert((std::is_same_v<Tensors, Tensor> && ...), "bump_version takes tensors");
+  ((written.defined() ? written.bump_version() : void()), ...);
+}
 
 }  // namespace ember::kernels

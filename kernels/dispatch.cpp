@@ -98,17 +98,20 @@ Tensor cast(const Tensor& x, DType dtype) {
 
 void fill_(const Tensor& t, double value) {
   check_defined(t, "fill_", "t");
+  bump_version(t);
   EMBER_BACKEND(t.device(), fill_, t, value);
 }
 
 void add_(const Tensor& dst, const Tensor& src, double alpha) {
   check_same_shape(dst, src, "add_");
   check_compatible(dst, src, "add_");
+  bump_version(dst);
   EMBER_BACKEND(dst.device(), add_, dst, src, alpha);
 }
 
 void mul_scalar_(const Tensor& dst, double factor) {
   check_defined(dst, "mul_", "dst");
+  bump_version(dst);
   EMBER_BACKEND(dst.device(), mul_scalar_, dst, factor);
 }
 
@@ -117,21 +120,29 @@ void copy_(const Tensor& dst, const Tensor& src) {
   check_defined(src, "copy_", "src");
   EMBER_CHECK(dst.numel() == src.numel(),
               "copy_: shape mismatch, destination " << dst.shape() << " vs source " << src.shape());
+  // Copying a tensor onto itself writes nothing, so it is not a write for the version counter either.
   if (dst.shares_storage(src) && dst.data_ptr() == src.data_ptr() && dst.dtype() == src.dtype()) return;
+  bump_version(dst);
   // The CUDA side owns every copy that touches a GPU (host<->device included).
   const bool on_gpu = dst.device().is_cuda() || src.device().is_cuda();
   EMBER_BACKEND(on_gpu ? kCUDA : kCPU, copy_, dst, src);
 }
 
-void arange_(const Tensor& t, double start, double step) { EMBER_BACKEND(t.device(), arange_, t, start, step); }
+void arange_(const Tensor& t, double start, double step) {
+  check_defined(t, "arange_", "t");
+  bump_version(t);
+  EMBER_BACKEND(t.device(), arange_, t, start, step);
+}
 
 void uniform_(const Tensor& t, GeneratorState state, double low, double high) {
   check_floating(t, "uniform_");
+  bump_version(t);
   EMBER_BACKEND(t.device(), uniform_, t, state, low, high);
 }
 
 void normal_(const Tensor& t, GeneratorState state, double mean, double std) {
   check_floating(t, "normal_");
+  bump_version(t);
   EMBER_BACKEND(t.device(), normal_, t, state, mean, std);
 }
 
@@ -313,6 +324,9 @@ void sgd_step_(const Tensor& param, const Tensor& grad, const Tensor& momentum_b
     check_same_shape(param, momentum_buffer, "sgd_step");
     check_compatible(param, momentum_buffer, "sgd_step");
   }
+  // Without momentum the buffer is neither read nor written.
+  if (options.momentum != 0.0) bump_version(param, momentum_buffer);
+  else bump_version(param);
   EMBER_BACKEND(param.device(), sgd_step_, param, grad, momentum_buffer, options, first_step);
 }
 
@@ -330,6 +344,7 @@ void adam_step_(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, 
   }
   // step 0 would divide by the bias correction 1 - beta^0 = 0.
   EMBER_CHECK(step >= 1, op << ": step must be >= 1 (the first update is step 1), got " << step);
+  bump_version(param, exp_avg, exp_avg_sq);
   EMBER_BACKEND(param.device(), adam_step_, param, grad, exp_avg, exp_avg_sq, options, step);
 }
 

@@ -120,6 +120,7 @@ void batch_norm_stats(const Tensor& x, const Tensor& running_mean, const Tensor&
   check_channel_vector(running_mean, x, channels, "batch_norm", "running_mean");
   check_channel_vector(running_var, x, channels, "batch_norm", "running_var");
   OpNameScope scope("batch_norm");
+  bump_version(running_mean, running_var);  // updated in place when defined (undefined ones are skipped)
   EMBER_BACKEND(x.device(), batch_norm_stats, x, running_mean, running_var, momentum, eps, mean, invstd);
 }
 

@@ -27,6 +27,7 @@ void unscale_grad_(const Tensor& master_grad, const Tensor& grad, double inv_sca
   EMBER_CHECK(std::isfinite(inv_scale) && inv_scale > 0.0,
               op << ": the inverse loss scale must be finite and positive, got " << inv_scale);
   OpNameScope scope(op);
+  bump_version(master_grad, found_inf);  // found_inf is written only on inf/NaN, but may be: counted as a write
   EMBER_BACKEND(grad.device(), unscale_grad_, master_grad, grad, inv_scale, accumulate, found_inf);
 }
 

@@ -29,6 +29,11 @@ Tensor sqrt(const Tensor& x);
 Tensor pow(const Tensor& x, double exponent);
 Tensor abs(const Tensor& x);
 Tensor relu(const Tensor& x);
+// Reusing forms, chosen for a temporary argument: when nothing else holds its bytes (no
+// other handle, view or saved alias), the result is written into them, so a residual
+// block's relu(add(bn(conv(h)), x)) allocates one tensor instead of two. Same values.
+Tensor relu(Tensor&& x);
+Tensor add(Tensor&& a, const Tensor& b);
 Tensor sigmoid(const Tensor& x);
 Tensor tanh(const Tensor& x);
 

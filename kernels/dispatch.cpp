@@ -46,6 +46,15 @@ Tensor unary(UnaryOp op, const Tensor& x, double scalar) {
   return EMBER_BACKEND(x.device(), unary, op, x, scalar);
 }
 
+void unary_(UnaryOp op, const Tensor& x, double scalar) {
+  const char* name = unary_op_name(op);
+  check_defined(x, name, "x");
+  check_floating(x, name);
+  bump_version(x);
+  OpNameScope scope(name);
+  EMBER_BACKEND(x.device(), unary_, op, x, scalar);
+}
+
 Tensor unary_backward(UnaryOp op, const Tensor& x, const Tensor& y, const Tensor& dy, double scalar) {
   const char* name = unary_op_name(op);
   check_same_shape(x, dy, name);

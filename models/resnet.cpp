@@ -22,10 +22,8 @@ BasicBlock::BasicBlock(int64_t in, int64_t out, int64_t stride) {
 
 Tensor BasicBlock::forward_impl(const Tensor& x) {
   Tensor h = relu(bn1_->forward(conv1_->forward(x)));
-  h = bn2_->forward(conv2_->forward(h));
-  // The sum replaces h, so bn2's output is freed before the ReLU allocates (nothing saved it).
-  h = add(h, shortcut_ ? shortcut_->forward(x) : x);
-  return relu(h);
+  // bn2's output and the sum are temporaries nobody saved: the sum and the ReLU reuse their bytes.
+  return relu(add(bn2_->forward(conv2_->forward(h)), shortcut_ ? shortcut_->forward(x) : x));
 }
 
 std::shared_ptr<nn::Sequential> make_resnet20(int64_t in_channels, int64_t num_classes) {

@@ -130,9 +130,43 @@ Tensor scalar_op(BinaryOp op, const Tensor& a, double s, bool scalar_first) {
   return c;
 }
 
+// True when t's bytes can be overwritten unseen: no other handle, view or saved alias shares
+// them, and it is not a leaf that requires grad.
+bool can_reuse(const Tensor& t) {
+  return t.defined() && t.impl_ptr().use_count() == 1 && t.storage() != nullptr && t.storage().use_count() == 1 &&
+         !(t.is_leaf() && t.requires_grad());
+}
+
+// unary_op written into x's bytes when x can be reused and the gradient needs only y.
+Tensor unary_op_reusing(UnaryOp op, Tensor&& x) {
+  if (!can_reuse(x) || kernels::unary_backward_needs_input(op)) return unary_op(op, x);
+  kernels::unary_(op, x, 0.0);
+  Tensor y = x.detach();  // the same bytes under a new handle, on which the node is recorded
+  if (autograd::any_requires_grad({x})) {
+    auto node = std::make_shared<UnaryBackward>(op, 0.0);
+    if (op != UnaryOp::neg) node->save(y);
+    autograd::record(y, node, {x});
+  }
+  x = Tensor();  // a temporary lives to the end of the caller's expression: let go of the bytes now
+  return y;
+}
+
 }  // namespace
 
 Tensor add(const Tensor& a, const Tensor& b) { return binary_op(BinaryOp::add, a, b); }
+Tensor add(Tensor&& a, const Tensor& b) {
+  if (!can_reuse(a) || a.shape() != b.shape() || a.dtype() != b.dtype() || a.device() != b.device())
+    return binary_op(BinaryOp::add, a, b);
+  kernels::add_(a, b, 1.0);
+  Tensor c = a.detach();
+  if (autograd::any_requires_grad({a, b})) {
+    auto node = std::make_shared<BinaryBackward>(BinaryOp::add, a.shape(), b.shape(), a.requires_grad(),
+                                                 b.requires_grad());
+    autograd::record(c, node, {a, b});
+  }
+  a = Tensor();  // so that relu(add(...)) can reuse the bytes in turn
+  return c;
+}
 Tensor sub(const Tensor& a, const Tensor& b) { return binary_op(BinaryOp::sub, a, b); }
 Tensor mul(const Tensor& a, const Tensor& b) { return binary_op(BinaryOp::mul, a, b); }
 Tensor div(const Tensor& a, const Tensor& b) { return binary_op(BinaryOp::div, a, b); }
@@ -149,6 +183,7 @@ Tensor sqrt(const Tensor& x) { return unary_op(UnaryOp::sqrt, x); }
 Tensor pow(const Tensor& x, double exponent) { return unary_op(UnaryOp::pow_scalar, x, exponent); }
 Tensor abs(const Tensor& x) { return unary_op(UnaryOp::abs, x); }
 Tensor relu(const Tensor& x) { return unary_op(UnaryOp::relu, x); }
+Tensor relu(Tensor&& x) { return unary_op_reusing(UnaryOp::relu, std::move(x)); }
 Tensor sigmoid(const Tensor& x) { return unary_op(UnaryOp::sigmoid, x); }
 Tensor tanh(const Tensor& x) { return unary_op(UnaryOp::tanh, x); }
 

@@ -9,8 +9,9 @@
 
 namespace ember::kernels::cpu {
 
-Tensor unary(UnaryOp op, const Tensor& x, double scalar) {
-  Tensor y = empty_like(x);
+namespace {
+// y = op(x); y may be x.
+void unary_into(UnaryOp op, const Tensor& x, double scalar, const Tensor& y) {
   dispatch_floating("unary", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
@@ -24,8 +25,16 @@ Tensor unary(UnaryOp op, const Tensor& x, double scalar) {
       });
     });
   });
+}
+}  // namespace
+
+Tensor unary(UnaryOp op, const Tensor& x, double scalar) {
+  Tensor y = empty_like(x);
+  unary_into(op, x, scalar, y);
   return y;
 }
+
+void unary_(UnaryOp op, const Tensor& x, double scalar) { unary_into(op, x, scalar, x); }
 
 Tensor unary_backward(UnaryOp op, const Tensor& x, const Tensor& y, const Tensor& dy, double scalar) {
   Tensor dx = empty_like(x);

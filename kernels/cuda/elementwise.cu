@@ -75,16 +75,25 @@ struct SumToLift {
 
 // ---- entry points ----
 
-Tensor unary(UnaryOp op, const Tensor& x, double scalar) {
-  Tensor y = empty_like(x);
+namespace {
+// y = op(x); y may be x (each thread reads its element before writing it).
+void unary_into(UnaryOp op, const Tensor& x, double scalar, const Tensor& y) {
   dispatch_floating("unary", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
     launch_1d(unary_op_name(op), x.numel(), unary_kernel<device_t<T>, C>, device_data<T>(x), device_data<T>(y),
               x.numel(), op, static_cast<C>(scalar));
   });
+}
+}  // namespace
+
+Tensor unary(UnaryOp op, const Tensor& x, double scalar) {
+  Tensor y = empty_like(x);
+  unary_into(op, x, scalar, y);
   return y;
 }
+
+void unary_(UnaryOp op, const Tensor& x, double scalar) { unary_into(op, x, scalar, x); }
 
 Tensor unary_backward(UnaryOp op, const Tensor& x, const Tensor& y, const Tensor& dy, double scalar) {
   Tensor dx = empty_like(x);

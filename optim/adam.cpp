@@ -8,28 +8,23 @@ namespace ember::optim {
 Adam::Adam(std::vector<Tensor> params, const AdamOptions& options) : Adam(std::move(params), options, false) {}
 
 Adam::Adam(std::vector<Tensor> params, const AdamOptions& options, bool decoupled)
-    : Optimizer(std::move(params), options.lr_),
+    : Optimizer(std::move(params), options.values.lr),
       options_(options),
       decoupled_(decoupled),
       exp_avgs_(parameters().size()),
       exp_avg_sqs_(parameters().size()),
       steps_(parameters().size(), 0) {
   // NaN fails every comparison, so it is rejected too.
-  EMBER_CHECK(options.beta1_ >= 0.0 && options.beta1_ < 1.0,
-              name() << ": beta1 must be in [0, 1), got " << options.beta1_);
-  EMBER_CHECK(options.beta2_ >= 0.0 && options.beta2_ < 1.0,
-              name() << ": beta2 must be in [0, 1), got " << options.beta2_);
-  EMBER_CHECK(options.eps_ >= 0.0, name() << ": eps must be >= 0, got " << options.eps_);
-  EMBER_CHECK(options.weight_decay_ >= 0.0, name() << ": weight_decay must be >= 0, got " << options.weight_decay_);
+  const kernels::AdamOptions& v = options.values;
+  EMBER_CHECK(v.beta1 >= 0.0 && v.beta1 < 1.0, name() << ": beta1 must be in [0, 1), got " << v.beta1);
+  EMBER_CHECK(v.beta2 >= 0.0 && v.beta2 < 1.0, name() << ": beta2 must be in [0, 1), got " << v.beta2);
+  EMBER_CHECK(v.eps >= 0.0, name() << ": eps must be >= 0, got " << v.eps);
+  EMBER_CHECK(v.weight_decay >= 0.0, name() << ": weight_decay must be >= 0, got " << v.weight_decay);
 }
 
 void Adam::step_impl() {
-  kernels::AdamOptions k;
+  kernels::AdamOptions k = options_.values;
   k.lr = lr();  // schedules change it through set_lr()
-  k.beta1 = options_.beta1_;
-  k.beta2 = options_.beta2_;
-  k.eps = options_.eps_;
-  k.weight_decay = options_.weight_decay_;
   k.decoupled = decoupled_;
   const std::vector<Tensor>& params = parameters();
   for (size_t i = 0; i < params.size(); ++i) {

@@ -18,17 +18,15 @@
 
 namespace ember::optim {
 
+// A builder over the step kernel's own options (values.lr is the initial rate; Adam or
+// AdamW sets values.decoupled).
 struct AdamOptions {
-  explicit AdamOptions(double lr = 1e-3) : lr_(lr) {}
-  AdamOptions& betas(double beta1, double beta2) { beta1_ = beta1; beta2_ = beta2; return *this; }
-  AdamOptions& eps(double e) { eps_ = e; return *this; }
-  AdamOptions& weight_decay(double wd) { weight_decay_ = wd; return *this; }
+  explicit AdamOptions(double lr = 1e-3) { values.lr = lr; }
+  AdamOptions& betas(double beta1, double beta2) { values.beta1 = beta1; values.beta2 = beta2; return *this; }
+  AdamOptions& eps(double e) { values.eps = e; return *this; }
+  AdamOptions& weight_decay(double wd) { values.weight_decay = wd; return *this; }
 
-  double lr_;
-  double beta1_ = 0.9;
-  double beta2_ = 0.999;
-  double eps_ = 1e-8;
-  double weight_decay_ = 0.0;
+  kernels::AdamOptions values;
 };
 
 class Adam : public Optimizer {

@@ -6,22 +6,18 @@
 namespace ember::optim {
 
 SGD::SGD(std::vector<Tensor> params, const SgdOptions& options)
-    : Optimizer(std::move(params), options.lr_), options_(options), momentum_buffers_(parameters().size()) {
-  EMBER_CHECK(options.momentum_ >= 0.0, "SGD: momentum must be >= 0, got " << options.momentum_);
-  EMBER_CHECK(options.weight_decay_ >= 0.0, "SGD: weight_decay must be >= 0, got " << options.weight_decay_);
-  EMBER_CHECK(!options.nesterov_ || (options.momentum_ > 0.0 && options.dampening_ == 0.0),
-              "SGD: nesterov needs momentum > 0 and dampening 0, got momentum " << options.momentum_
-                                                                               << " and dampening "
-                                                                               << options.dampening_);
+    : Optimizer(std::move(params), options.values.lr), options_(options), momentum_buffers_(parameters().size()) {
+  const kernels::SgdOptions& v = options.values;
+  EMBER_CHECK(v.momentum >= 0.0, "SGD: momentum must be >= 0, got " << v.momentum);
+  EMBER_CHECK(v.weight_decay >= 0.0, "SGD: weight_decay must be >= 0, got " << v.weight_decay);
+  EMBER_CHECK(!v.nesterov || (v.momentum > 0.0 && v.dampening == 0.0),
+              "SGD: nesterov needs momentum > 0 and dampening 0, got momentum " << v.momentum << " and dampening "
+                                                                               << v.dampening);
 }
 
 void SGD::step_impl() {
-  kernels::SgdOptions k;
+  kernels::SgdOptions k = options_.values;
   k.lr = lr();  // schedules change it through set_lr()
-  k.momentum = options_.momentum_;
-  k.dampening = options_.dampening_;
-  k.weight_decay = options_.weight_decay_;
-  k.nesterov = options_.nesterov_;
   const std::vector<Tensor>& params = parameters();
   for (size_t i = 0; i < params.size(); ++i) {
     const Tensor grad = params[i].grad();

@@ -15,18 +15,16 @@
 
 namespace ember::optim {
 
+// A builder over the step kernel's own options: the values are what kernels::sgd_step_ reads
+// (values.lr is the initial rate; a schedule changes the optimizer's).
 struct SgdOptions {
-  explicit SgdOptions(double lr) : lr_(lr) {}
-  SgdOptions& momentum(double m) { momentum_ = m; return *this; }
-  SgdOptions& dampening(double d) { dampening_ = d; return *this; }
-  SgdOptions& weight_decay(double wd) { weight_decay_ = wd; return *this; }
-  SgdOptions& nesterov(bool n = true) { nesterov_ = n; return *this; }
+  explicit SgdOptions(double lr) { values.lr = lr; }
+  SgdOptions& momentum(double m) { values.momentum = m; return *this; }
+  SgdOptions& dampening(double d) { values.dampening = d; return *this; }
+  SgdOptions& weight_decay(double wd) { values.weight_decay = wd; return *this; }
+  SgdOptions& nesterov(bool n = true) { values.nesterov = n; return *this; }
 
-  double lr_;
-  double momentum_ = 0.0;
-  double dampening_ = 0.0;
-  double weight_decay_ = 0.0;
-  bool nesterov_ = false;
+  kernels::SgdOptions values;
 };
 
 class SGD : public Optimizer {

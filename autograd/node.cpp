@@ -1,7 +1,5 @@
 #include "autograd/node.h"
 
-#include "autograd/accumulate_grad.h"
-#include "autograd/grad_mode.h"
 #include "core/error.h"
 
 namespace ember::autograd {
@@ -42,31 +40,6 @@ const Tensor& Node::saved(size_t index) const {
                                      << "; make the in-place change after backward(), or make it on a clone()");
   }
   return t;
-}
-
-bool any_requires_grad(std::initializer_list<Tensor> inputs) {
-  if (!GradMode::is_enabled()) return false;
-  for (const Tensor& t : inputs)
-    if (t.defined() && t.requires_grad()) return true;
-  return false;
-}
-
-std::shared_ptr<Node> gradient_edge(const Tensor& t) {
-  if (!t.defined() || !t.requires_grad()) return nullptr;
-  if (t.grad_fn()) return t.grad_fn();
-  return grad_accumulator(t);
-}
-
-void record(Tensor& output, const std::shared_ptr<Node>& node, std::initializer_list<Tensor> inputs) {
-  record(output, node, std::vector<Tensor>(inputs));
-}
-
-void record(Tensor& output, const std::shared_ptr<Node>& node, const std::vector<Tensor>& inputs) {
-  node->next.clear();
-  for (const Tensor& t : inputs) node->next.push_back(gradient_edge(t));
-  AutogradMeta& meta = output.impl()->autograd;
-  meta.requires_grad = true;
-  meta.grad_fn = node;
 }
 
 }  // namespace ember::autograd

@@ -6,7 +6,8 @@
 // its storage's version (core/tensor.h: Storage::version); saved() throws when an
 // in-place write moved it since, instead of letting backward read the new values.
 //
-// An op records itself like this (see autograd/functions/*.cpp):
+// An op records itself like this (see autograd/functions/*.cpp; record() and
+// any_requires_grad() are in autograd/record.h):
 //
 //   Tensor y = kernels::unary(UnaryOp::exp, x, 0);
 //   if (any_requires_grad({x})) {
@@ -47,13 +48,5 @@ class Node {
   std::vector<uint64_t> saved_versions_;  // saved_[i].version() at save()
   bool released_ = false;
 };
-
-// True when grad mode is on and any defined input requires grad.
-bool any_requires_grad(std::initializer_list<Tensor> inputs);
-// Makes `output` the result of `node` with `inputs` as its inputs (in apply()'s order).
-void record(Tensor& output, const std::shared_ptr<Node>& node, std::initializer_list<Tensor> inputs);
-void record(Tensor& output, const std::shared_ptr<Node>& node, const std::vector<Tensor>& inputs);
-// The edge a gradient for `t` flows into: its grad_fn, its leaf accumulator, or null.
-std::shared_ptr<Node> gradient_edge(const Tensor& t);
 
 }  // namespace ember::autograd

@@ -3,6 +3,7 @@
 #include "autograd/engine.h"
 #include "autograd/grad_mode.h"
 #include "autograd/node.h"
+#include "autograd/record.h"
 #include "autograd/recompute_state.h"
 #include "core/error.h"
 #include "core/generator.h"

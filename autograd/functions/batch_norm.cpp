@@ -5,6 +5,7 @@
 // statistics, which are then constants for backward. The node saves x and the
 // per-channel mean and invstd (a few floats per channel), never xhat.
 #include "autograd/node.h"
+#include "autograd/record.h"
 #include "autograd/ops.h"
 #include "autograd/recompute_state.h"
 #include "core/error.h"

@@ -2,6 +2,7 @@
 // dbias = dy summed over N, OH, OW. Each input is saved only when another
 // input's gradient needs it (x for dweight, weight for dx).
 #include "autograd/node.h"
+#include "autograd/record.h"
 #include "autograd/ops.h"
 #include "kernels/ops.h"
 

@@ -1,5 +1,6 @@
 // Differentiable dtype casts and device moves: the gradient goes back the same way.
 #include "autograd/node.h"
+#include "autograd/record.h"
 #include "autograd/ops.h"
 #include "core/cuda_runtime.h"
 #include "kernels/ops.h"

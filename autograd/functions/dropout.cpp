@@ -3,6 +3,7 @@
 // instead of a mask tensor, and backward redraws the same mask on dy. Under
 // checkpointing the restored generator state reproduces the same draw.
 #include "autograd/node.h"
+#include "autograd/record.h"
 #include "autograd/ops.h"
 #include "core/error.h"
 #include "core/generator.h"

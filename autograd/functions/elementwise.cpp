@@ -1,6 +1,7 @@
 // Elementwise ops and their gradients. Binary gradients are summed back to each
 // input's shape (sum_to) so broadcasting is differentiable.
 #include "autograd/node.h"
+#include "autograd/record.h"
 #include "autograd/ops.h"
 #include "kernels/functors.h"
 #include "kernels/ops.h"

@@ -3,6 +3,7 @@
 //   dx = dy W        dW = dy^T x        db = dy summed over the batch
 // Inputs with more than two dims are folded into rows ([..., in] -> [rows, in]).
 #include "autograd/node.h"
+#include "autograd/record.h"
 #include "autograd/ops.h"
 #include "core/error.h"
 #include "kernels/ops.h"

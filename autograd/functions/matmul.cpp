@@ -1,6 +1,7 @@
 // matmul and its gradient: dA = dC B^T, dB = A^T dC. A batched A times a shared
 // 2-D B folds the batch into the rows for dB.
 #include "autograd/node.h"
+#include "autograd/record.h"
 #include "autograd/ops.h"
 #include "kernels/ops.h"
 

@@ -4,6 +4,7 @@
 // nothing (backward spreads dy evenly over each window). Global average pooling is average pooling
 // with one window covering the whole plane.
 #include "autograd/node.h"
+#include "autograd/record.h"
 #include "autograd/ops.h"
 #include "core/error.h"
 #include "kernels/ops.h"

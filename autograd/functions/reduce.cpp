@@ -1,6 +1,7 @@
 // Reductions and their gradients: sum and mean spread dy back over the reduced
 // dims; max sends it to the position of the (first) maximum.
 #include "autograd/node.h"
+#include "autograd/record.h"
 #include "autograd/ops.h"
 #include "kernels/ops.h"
 

@@ -1,5 +1,6 @@
 // Layout ops: reshape (a view sharing storage) and transpose (materialised).
 #include "autograd/node.h"
+#include "autograd/record.h"
 #include "autograd/ops.h"
 #include "core/error.h"
 #include "kernels/ops.h"

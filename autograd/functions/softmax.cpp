@@ -1,5 +1,6 @@
 // softmax, log_softmax and the fused cross entropy, with their gradients.
 #include "autograd/node.h"
+#include "autograd/record.h"
 #include "autograd/ops.h"
 #include "kernels/ops.h"
 

@@ -57,4 +57,42 @@ std::string device_name(int index) {
   return "none";
 }
 
+int current_device() {
+#ifdef EMBER_HAVE_CUDA
+  int index = -1;
+  if (device_count() == 0 || cudaGetDevice(&index) != cudaSuccess) {
+    cudaGetLastError();
+    return -1;
+  }
+  return index;
+#else
+  return -1;
+#endif
+}
+
+DeviceGuard::DeviceGuard(const Device& device) {
+#ifdef EMBER_HAVE_CUDA
+  if (!device.is_cuda()) return;
+  int current = 0;
+  if (cudaGetDevice(&current) != cudaSuccess) {
+    cudaGetLastError();
+    EMBER_THROW("cuda: cannot read the current device to switch to " << device.str());
+  }
+  if (current == device.index) return;
+  if (cudaSetDevice(device.index) != cudaSuccess) {
+    cudaGetLastError();
+    EMBER_THROW("cuda: cannot make " << device.str() << " the current device");
+  }
+  previous_ = current;
+#else
+  (void)device;
+#endif
+}
+
+DeviceGuard::~DeviceGuard() {
+#ifdef EMBER_HAVE_CUDA
+  if (previous_ >= 0) cudaSetDevice(previous_);  // never throws
+#endif
+}
+
 }  // namespace ember::cuda

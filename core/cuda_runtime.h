@@ -2,6 +2,7 @@
 // The CUDA runtime as core/ sees it: device count and synchronisation. Every
 // function works on machines without a GPU or driver: there are simply 0 GPUs.
 #include <cstddef>
+#include <string>
 
 #include "core/allocator.h"
 
@@ -16,5 +17,24 @@ inline bool is_available() { return device_count() > 0; }
 void check_device(const Device& device, const char* op);
 void synchronize();
 std::string device_name(int index);
+// The calling thread's current CUDA device index; -1 without CUDA or a GPU.
+int current_device();
+
+// Makes `device` the current CUDA device for the scope and restores the previous one after
+// (a no-op for a CPU device or without CUDA). Kernel dispatch, cuBLAS and cuDNN handle
+// creation and the CUDA allocator's backend hold one, so cuda:1 and the loader's thread
+// get the device they name.
+//
+//   { ember::cuda::DeviceGuard guard(t.device());  launch(...); }
+class DeviceGuard {
+ public:
+  explicit DeviceGuard(const Device& device);
+  ~DeviceGuard();
+  DeviceGuard(const DeviceGuard&) = delete;
+  DeviceGuard& operator=(const DeviceGuard&) = delete;
+
+ private:
+  int previous_ = -1;  // -1: nothing to restore
+};
 
 }  // namespace ember::cuda

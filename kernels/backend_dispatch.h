@@ -6,6 +6,7 @@
 // Included only by the dispatch_*.cpp files.
 #include <string>
 
+#include "core/cuda_runtime.h"
 #include "kernels/ops.h"
 
 namespace ember::kernels {
@@ -17,7 +18,14 @@ namespace cpu {
 namespace cuda {
 #include "kernels/backend_api.inc"
 }
-#define EMBER_BACKEND(device, fn, ...) ((device).is_cuda() ? cuda::fn(__VA_ARGS__) : cpu::fn(__VA_ARGS__))
+// A CUDA call runs with the tensor's device current (and the caller's restored after).
+template <class Call>
+decltype(auto) on_cuda_device(const Device& device, Call&& call) {
+  ::ember::cuda::DeviceGuard guard(device);
+  return call();
+}
+#define EMBER_BACKEND(device, fn, ...) \
+  ((device).is_cuda() ? on_cuda_device((device), [&] { return cuda::fn(__VA_ARGS__); }) : cpu::fn(__VA_ARGS__))
 #else
 #define EMBER_BACKEND(device, fn, ...) ((void)(device), cpu::fn(__VA_ARGS__))
 #endif

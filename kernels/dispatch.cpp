@@ -133,8 +133,8 @@ void copy_(const Tensor& dst, const Tensor& src) {
   if (dst.shares_storage(src) && dst.data_ptr() == src.data_ptr() && dst.dtype() == src.dtype()) return;
   bump_version(dst);
   // The CUDA side owns every copy that touches a GPU (host<->device included).
-  const bool on_gpu = dst.device().is_cuda() || src.device().is_cuda();
-  EMBER_BACKEND(on_gpu ? kCUDA : kCPU, copy_, dst, src);
+  const Device owner = dst.device().is_cuda() ? dst.device() : src.device().is_cuda() ? src.device() : kCPU;
+  EMBER_BACKEND(owner, copy_, dst, src);
 }
 
 void arange_(const Tensor& t, double start, double step) {

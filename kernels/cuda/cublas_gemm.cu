@@ -24,6 +24,7 @@
 #include <memory>
 #include <mutex>
 
+#include "core/cuda_runtime.h"
 #include "kernels/cuda/cublas_gemm.cuh"
 #include "kernels/cuda/cuda_check.cuh"
 #include "memory/scopes.h"
@@ -51,23 +52,9 @@ struct CublasContext {
   bool bound = false;
 };
 
-// Makes `index` the current device for the scope, restoring the previous one.
-class DeviceScope {
- public:
-  explicit DeviceScope(int index) {
-    EMBER_CUDA_CHECK(cudaGetDevice(&previous_));
-    if (previous_ != index) EMBER_CUDA_CHECK(cudaSetDevice(index));
-  }
-  ~DeviceScope() { cudaSetDevice(previous_); }  // never throws
-  DeviceScope(const DeviceScope&) = delete;
-  DeviceScope& operator=(const DeviceScope&) = delete;
-
- private:
-  int previous_ = 0;
-};
 
 std::unique_ptr<CublasContext> create_context(const Device& device) {
-  DeviceScope device_scope(device.index);
+  ::ember::cuda::DeviceGuard device_guard(device);
   auto context = std::make_unique<CublasContext>();
   int major = 0;
   EMBER_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device.index));

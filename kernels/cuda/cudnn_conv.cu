@@ -29,6 +29,7 @@
 #include <mutex>
 #include <vector>
 
+#include "core/cuda_runtime.h"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/cudnn_conv.cuh"
 #include "memory/scopes.h"
@@ -54,11 +55,11 @@ struct CudnnContext {
 
 std::unique_ptr<CudnnContext> create_context(const Device& device) {
   auto context = std::make_unique<CudnnContext>();
-  int previous = 0;
-  EMBER_CUDA_CHECK(cudaGetDevice(&previous));
-  EMBER_CUDA_CHECK(cudaSetDevice(device.index));  // cudnnCreate binds the current device
-  const cudnnStatus_t status = cudnnCreate(&context->handle);
-  cudaSetDevice(previous);
+  cudnnStatus_t status;
+  {
+    ::ember::cuda::DeviceGuard device_guard(device);  // cudnnCreate binds the current device
+    status = cudnnCreate(&context->handle);
+  }
   EMBER_CUDNN_CHECK(status);
   return context;
 }

@@ -22,20 +22,19 @@ Tensor mul(const Tensor& a, double s);
 Tensor div(const Tensor& a, double s);
 Tensor rsub(const Tensor& a, double s);  // s - a
 Tensor rdiv(const Tensor& a, double s);  // s / a
-Tensor neg(const Tensor& x);
-Tensor exp(const Tensor& x);
-Tensor log(const Tensor& x);
-Tensor sqrt(const Tensor& x);
 Tensor pow(const Tensor& x, double exponent);
-Tensor abs(const Tensor& x);
-Tensor relu(const Tensor& x);
+// The public unary ops of core/unary_ops.def, one line each there:
+// neg, exp, log, sqrt, relu, sigmoid, tanh, abs, gelu.
+#define EMBER_UNARY_OP(name, forward, derivative, saves)
+#define EMBER_UNARY_OP_PUBLIC(name, forward, derivative, saves) Tensor name(const Tensor& x);
+#include "core/unary_ops.def"
+#undef EMBER_UNARY_OP_PUBLIC
+#undef EMBER_UNARY_OP
 // Reusing forms, chosen for a temporary argument: when nothing else holds its bytes (no
 // other handle, view or saved alias), the result is written into them, so a residual
 // block's relu(add(bn(conv(h)), x)) allocates one tensor instead of two. Same values.
 Tensor relu(Tensor&& x);
 Tensor add(Tensor&& a, const Tensor& b);
-Tensor sigmoid(const Tensor& x);
-Tensor tanh(const Tensor& x);
 
 // reductions (functions/reduce.cpp)
 Tensor sum(const Tensor& x);

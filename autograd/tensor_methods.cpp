@@ -73,14 +73,13 @@ Tensor Tensor::add(const Tensor& o) const { return ember::add(*this, o); }
 Tensor Tensor::sub(const Tensor& o) const { return ember::sub(*this, o); }
 Tensor Tensor::mul(const Tensor& o) const { return ember::mul(*this, o); }
 Tensor Tensor::div(const Tensor& o) const { return ember::div(*this, o); }
-Tensor Tensor::neg() const { return ember::neg(*this); }
-Tensor Tensor::exp() const { return ember::exp(*this); }
-Tensor Tensor::log() const { return ember::log(*this); }
-Tensor Tensor::sqrt() const { return ember::sqrt(*this); }
 Tensor Tensor::pow(double exponent) const { return ember::pow(*this, exponent); }
-Tensor Tensor::relu() const { return ember::relu(*this); }
-Tensor Tensor::sigmoid() const { return ember::sigmoid(*this); }
-Tensor Tensor::tanh() const { return ember::tanh(*this); }
+#define EMBER_UNARY_OP(name, forward, derivative, saves)
+#define EMBER_UNARY_OP_PUBLIC(name, forward, derivative, saves) \
+  Tensor Tensor::name() const { return ember::name(*this); }
+#include "core/unary_ops.def"
+#undef EMBER_UNARY_OP_PUBLIC
+#undef EMBER_UNARY_OP
 Tensor Tensor::sum() const { return ember::sum(*this); }
 Tensor Tensor::sum(int64_t dim, bool keepdim) const { return ember::sum(*this, dim, keepdim); }
 Tensor Tensor::mean() const { return ember::mean(*this); }

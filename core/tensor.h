@@ -136,14 +136,12 @@ class Tensor {
   Tensor sub(const Tensor& o) const;
   Tensor mul(const Tensor& o) const;
   Tensor div(const Tensor& o) const;
-  Tensor neg() const;
-  Tensor exp() const;
-  Tensor log() const;
-  Tensor sqrt() const;
   Tensor pow(double exponent) const;
-  Tensor relu() const;
-  Tensor sigmoid() const;
-  Tensor tanh() const;
+#define EMBER_UNARY_OP(name, forward, derivative, saves)
+#define EMBER_UNARY_OP_PUBLIC(name, forward, derivative, saves) Tensor name() const;
+#include "core/unary_ops.def"
+#undef EMBER_UNARY_OP_PUBLIC
+#undef EMBER_UNARY_OP
   Tensor sum() const;
   Tensor sum(int64_t dim, bool keepdim = false) const;
   Tensor mean() const;

@@ -15,15 +15,12 @@ namespace ember::kernels {
 
 const char* unary_op_name(UnaryOp op) {
   switch (op) {
-    case UnaryOp::neg: return "neg";
-    case UnaryOp::exp: return "exp";
-    case UnaryOp::log: return "log";
-    case UnaryOp::sqrt: return "sqrt";
-    case UnaryOp::relu: return "relu";
-    case UnaryOp::sigmoid: return "sigmoid";
-    case UnaryOp::tanh: return "tanh";
-    case UnaryOp::pow_scalar: return "pow";
-    case UnaryOp::abs: return "abs";
+#define EMBER_UNARY_OP(name, forward, derivative, saves) \
+  case UnaryOp::name: return #name;
+#define EMBER_UNARY_OP_PUBLIC EMBER_UNARY_OP
+#include "core/unary_ops.def"
+#undef EMBER_UNARY_OP_PUBLIC
+#undef EMBER_UNARY_OP
   }
   return "?";
 }

@@ -16,15 +16,12 @@ namespace ember::kernels {
 template <class Fn>
 decltype(auto) with_unary_op(UnaryOp op, Fn&& fn) {
   switch (op) {
-    case UnaryOp::neg: return fn(std::integral_constant<UnaryOp, UnaryOp::neg>{});
-    case UnaryOp::exp: return fn(std::integral_constant<UnaryOp, UnaryOp::exp>{});
-    case UnaryOp::log: return fn(std::integral_constant<UnaryOp, UnaryOp::log>{});
-    case UnaryOp::sqrt: return fn(std::integral_constant<UnaryOp, UnaryOp::sqrt>{});
-    case UnaryOp::relu: return fn(std::integral_constant<UnaryOp, UnaryOp::relu>{});
-    case UnaryOp::sigmoid: return fn(std::integral_constant<UnaryOp, UnaryOp::sigmoid>{});
-    case UnaryOp::tanh: return fn(std::integral_constant<UnaryOp, UnaryOp::tanh>{});
-    case UnaryOp::pow_scalar: return fn(std::integral_constant<UnaryOp, UnaryOp::pow_scalar>{});
-    case UnaryOp::abs: return fn(std::integral_constant<UnaryOp, UnaryOp::abs>{});
+#define EMBER_UNARY_OP(name, forward, derivative, saves) \
+  case UnaryOp::name: return fn(std::integral_constant<UnaryOp, UnaryOp::name>{});
+#define EMBER_UNARY_OP_PUBLIC EMBER_UNARY_OP
+#include "core/unary_ops.def"
+#undef EMBER_UNARY_OP_PUBLIC
+#undef EMBER_UNARY_OP
   }
   return fn(std::integral_constant<UnaryOp, UnaryOp::neg>{});
 }
@@ -48,6 +45,7 @@ template <class T> EMBER_HD T sqrt(T x) { return ::sqrt(x); }
 template <class T> EMBER_HD T tanh(T x) { return ::tanh(x); }
 template <class T> EMBER_HD T pow(T x, T e) { return ::pow(x, e); }
 template <class T> EMBER_HD T abs(T x) { return ::fabs(x); }
+template <class T> EMBER_HD T erf(T x) { return ::erf(x); }
 #else
 template <class T> EMBER_HD T exp(T x) { return std::exp(x); }
 template <class T> EMBER_HD T log(T x) { return std::log(x); }
@@ -55,48 +53,56 @@ template <class T> EMBER_HD T sqrt(T x) { return std::sqrt(x); }
 template <class T> EMBER_HD T tanh(T x) { return std::tanh(x); }
 template <class T> EMBER_HD T pow(T x, T e) { return std::pow(x, e); }
 template <class T> EMBER_HD T abs(T x) { return std::fabs(x); }
+template <class T> EMBER_HD T erf(T x) { return std::erf(x); }
 #endif
 }  // namespace math
 
-// y = op(x)
+// y = op(x), the forward column of core/unary_ops.def (s: the op's scalar argument).
 template <class T>
-EMBER_HD T unary_forward(UnaryOp op, T x, T scalar) {
+EMBER_HD T unary_forward(UnaryOp op, T x, T s) {
+  (void)s;
   switch (op) {
-    case UnaryOp::neg: return -x;
-    case UnaryOp::exp: return math::exp(x);
-    case UnaryOp::log: return math::log(x);
-    case UnaryOp::sqrt: return math::sqrt(x);
-    case UnaryOp::relu: return x > T(0) ? x : T(0);
-    case UnaryOp::sigmoid: return x >= T(0) ? T(1) / (T(1) + math::exp(-x)) : math::exp(x) / (T(1) + math::exp(x));
-    case UnaryOp::tanh: return math::tanh(x);
-    case UnaryOp::pow_scalar: return math::pow(x, scalar);
-    case UnaryOp::abs: return math::abs(x);
+#define EMBER_UNARY_OP(name, forward, derivative, saves) \
+  case UnaryOp::name: return forward;
+#define EMBER_UNARY_OP_PUBLIC EMBER_UNARY_OP
+#include "core/unary_ops.def"
+#undef EMBER_UNARY_OP_PUBLIC
+#undef EMBER_UNARY_OP
   }
   return x;
 }
 
-// dx = dy * dy/dx, using whichever of x and y = op(x) is cheaper and more accurate;
-// unary_backward_needs_input() says which one, so autograd saves only that.
+// dx from x, y = op(x) and dy, the derivative column; autograd saves only what
+// unary_saved() names, and passes a same-shaped stand-in for the other.
 template <class T>
-EMBER_HD T unary_backward(UnaryOp op, T x, T y, T dy, T scalar) {
+EMBER_HD T unary_backward(UnaryOp op, T x, T y, T dy, T s) {
+  (void)x, (void)y, (void)s;
   switch (op) {
-    case UnaryOp::neg: return -dy;
-    case UnaryOp::exp: return dy * y;
-    case UnaryOp::log: return dy / x;
-    case UnaryOp::sqrt: return dy / (T(2) * y);
-    case UnaryOp::relu: return y > T(0) ? dy : T(0);
-    case UnaryOp::sigmoid: return dy * y * (T(1) - y);
-    case UnaryOp::tanh: return dy * (T(1) - y * y);
-    case UnaryOp::pow_scalar: return scalar == T(0) ? T(0) : dy * scalar * math::pow(x, scalar - T(1));
-    case UnaryOp::abs: return x > T(0) ? dy : (x < T(0) ? -dy : T(0));
+#define EMBER_UNARY_OP(name, forward, derivative, saves) \
+  case UnaryOp::name: return derivative;
+#define EMBER_UNARY_OP_PUBLIC EMBER_UNARY_OP
+#include "core/unary_ops.def"
+#undef EMBER_UNARY_OP_PUBLIC
+#undef EMBER_UNARY_OP
   }
   return dy;
 }
 
-// True when the gradient formula reads x; otherwise it reads y = op(x) (or neither, for neg).
-EMBER_HD bool unary_backward_needs_input(UnaryOp op) {
-  return op == UnaryOp::log || op == UnaryOp::pow_scalar || op == UnaryOp::abs;
+enum class UnarySaved : uint8_t { none, input, output };
+
+// What the derivative reads, the saves column.
+EMBER_HD UnarySaved unary_saved(UnaryOp op) {
+  switch (op) {
+#define EMBER_UNARY_OP(name, forward, derivative, saves) \
+  case UnaryOp::name: return UnarySaved::saves;
+#define EMBER_UNARY_OP_PUBLIC EMBER_UNARY_OP
+#include "core/unary_ops.def"
+#undef EMBER_UNARY_OP_PUBLIC
+#undef EMBER_UNARY_OP
+  }
+  return UnarySaved::input;
 }
+EMBER_HD bool unary_backward_needs_input(UnaryOp op) { return unary_saved(op) == UnarySaved::input; }
 
 template <class T>
 EMBER_HD T binary_forward(BinaryOp op, T a, T b) {

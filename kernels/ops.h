@@ -12,7 +12,13 @@
 
 namespace ember::kernels {
 
-enum class UnaryOp : uint8_t { neg, exp, log, sqrt, relu, sigmoid, tanh, pow_scalar, abs };
+enum class UnaryOp : uint8_t {
+#define EMBER_UNARY_OP(name, forward, derivative, saves) name,
+#define EMBER_UNARY_OP_PUBLIC EMBER_UNARY_OP
+#include "core/unary_ops.def"
+#undef EMBER_UNARY_OP_PUBLIC
+#undef EMBER_UNARY_OP
+};
 enum class BinaryOp : uint8_t { add, sub, mul, div };
 enum class ReduceOp : uint8_t { sum, mean, max };
 

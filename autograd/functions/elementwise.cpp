@@ -18,8 +18,8 @@ class UnaryBackward final : public autograd::Node {
   UnaryBackward(UnaryOp op, double scalar) : op_(op), scalar_(scalar) {}
   const char* name() const override { return kernels::unary_op_name(op_); }
   std::vector<Tensor> apply(const Tensor& dy) override {
-    // Only one of x and y is saved; the other argument is a same-shaped stand-in never read.
-    const Tensor& kept = op_ == UnaryOp::neg ? dy : saved(0);
+    // Only one of x and y is saved (or neither); the other argument is a same-shaped stand-in never read.
+    const Tensor& kept = kernels::unary_saved(op_) == kernels::UnarySaved::none ? dy : saved(0);
     return {kernels::unary_backward(op_, kept, kept, dy, scalar_)};
   }
 
@@ -32,7 +32,7 @@ Tensor unary_op(UnaryOp op, const Tensor& x, double scalar = 0.0) {
   Tensor y = kernels::unary(op, x, scalar);
   if (autograd::any_requires_grad({x})) {
     auto node = std::make_shared<UnaryBackward>(op, scalar);
-    if (op != UnaryOp::neg) node->save(kernels::unary_backward_needs_input(op) ? x : y);
+    if (kernels::unary_saved(op) != kernels::UnarySaved::none) node->save(kernels::unary_backward_needs_input(op) ? x : y);
     autograd::record(y, node, {x});
   }
   return y;
@@ -145,7 +145,7 @@ Tensor unary_op_reusing(UnaryOp op, Tensor&& x) {
   Tensor y = x.detach();  // the same bytes under a new handle, on which the node is recorded
   if (autograd::any_requires_grad({x})) {
     auto node = std::make_shared<UnaryBackward>(op, 0.0);
-    if (op != UnaryOp::neg) node->save(y);
+    if (kernels::unary_saved(op) != kernels::UnarySaved::none) node->save(y);
     autograd::record(y, node, {x});
   }
   x = Tensor();  // a temporary lives to the end of the caller's expression: let go of the bytes now
@@ -177,15 +177,13 @@ Tensor mul(const Tensor& a, double s) { return scalar_op(BinaryOp::mul, a, s, fa
 Tensor div(const Tensor& a, double s) { return scalar_op(BinaryOp::div, a, s, false); }
 Tensor rsub(const Tensor& a, double s) { return scalar_op(BinaryOp::sub, a, s, true); }
 Tensor rdiv(const Tensor& a, double s) { return scalar_op(BinaryOp::div, a, s, true); }
-Tensor neg(const Tensor& x) { return unary_op(UnaryOp::neg, x); }
-Tensor exp(const Tensor& x) { return unary_op(UnaryOp::exp, x); }
-Tensor log(const Tensor& x) { return unary_op(UnaryOp::log, x); }
-Tensor sqrt(const Tensor& x) { return unary_op(UnaryOp::sqrt, x); }
-Tensor pow(const Tensor& x, double exponent) { return unary_op(UnaryOp::pow_scalar, x, exponent); }
-Tensor abs(const Tensor& x) { return unary_op(UnaryOp::abs, x); }
-Tensor relu(const Tensor& x) { return unary_op(UnaryOp::relu, x); }
+Tensor pow(const Tensor& x, double exponent) { return unary_op(UnaryOp::pow, x, exponent); }
+#define EMBER_UNARY_OP(name, forward, derivative, saves)
+#define EMBER_UNARY_OP_PUBLIC(name, forward, derivative, saves) \
+  Tensor name(const Tensor& x) { return unary_op(UnaryOp::name, x); }
+#include "core/unary_ops.def"
+#undef EMBER_UNARY_OP_PUBLIC
+#undef EMBER_UNARY_OP
 Tensor relu(Tensor&& x) { return unary_op_reusing(UnaryOp::relu, std::move(x)); }
-Tensor sigmoid(const Tensor& x) { return unary_op(UnaryOp::sigmoid, x); }
-Tensor tanh(const Tensor& x) { return unary_op(UnaryOp::tanh, x); }
 
 }  // namespace ember

@@ -34,13 +34,19 @@ std::string label(const std::string& op, DType dtype, const Shape& shape) {
   return op + " " + dtype_name(dtype) + " " + shape.str();
 }
 
-const std::vector<UnaryOp> kUnaryOps = {UnaryOp::neg,     UnaryOp::exp,  UnaryOp::log,        UnaryOp::sqrt, UnaryOp::relu,
-                                        UnaryOp::sigmoid, UnaryOp::tanh, UnaryOp::pow_scalar, UnaryOp::abs};
+// Every op of the table (core/unary_ops.def): a new line there is compared here too.
+const std::vector<UnaryOp> kUnaryOps = {
+#define EMBER_UNARY_OP(name, forward, derivative, saves) UnaryOp::name,
+#define EMBER_UNARY_OP_PUBLIC EMBER_UNARY_OP
+#include "core/unary_ops.def"
+#undef EMBER_UNARY_OP_PUBLIC
+#undef EMBER_UNARY_OP
+};
 const std::vector<BinaryOp> kBinaryOps = {BinaryOp::add, BinaryOp::sub, BinaryOp::mul, BinaryOp::div};
 
-bool needs_positive(UnaryOp op) { return op == UnaryOp::log || op == UnaryOp::sqrt || op == UnaryOp::pow_scalar; }
+bool needs_positive(UnaryOp op) { return op == UnaryOp::log || op == UnaryOp::sqrt || op == UnaryOp::pow; }
 
-constexpr double kExponent = 2.5;  // pow_scalar's exponent: not an integer, so pow's general path runs
+constexpr double kExponent = 2.5;  // pow's exponent: not an integer, so pow's general path runs
 
 }  // namespace
 

@@ -17,6 +17,8 @@ TEST_CASE("unary ops match hand-computed values", "[elementwise]") {
                              1 / (1 + std::exp(-3.0))},
                 1e-6, "sigmoid");
   expect_values(tanh(x), {std::tanh(-2.0), std::tanh(-0.5), 0, std::tanh(0.5), std::tanh(3.0)}, 1e-6, "tanh");
+  auto gelu_of = [](double v) { return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0))); };
+  expect_values(gelu(x), {gelu_of(-2), gelu_of(-0.5), 0, gelu_of(0.5), gelu_of(3)}, 1e-6, "gelu");
   Tensor p = from_vector<float>({0.25f, 1.0f, 4.0f}, {3});
   expect_values(sqrt(p), {0.5, 1, 2}, 1e-7, "sqrt");
   expect_values(log(p), {std::log(0.25), 0, std::log(4.0)}, 1e-6, "log");
@@ -33,6 +35,7 @@ TEST_CASE("unary gradients pass gradcheck", "[elementwise][gradcheck]") {
   expect_gradcheck([](auto& in) { return sigmoid(in[0]); }, {s}, "sigmoid");
   expect_gradcheck([](auto& in) { return tanh(in[0]); }, {s}, "tanh");
   expect_gradcheck([](auto& in) { return neg(in[0]); }, {s}, "neg");
+  expect_gradcheck([](auto& in) { return gelu(in[0]); }, {s}, "gelu");
   Tensor away_from_kink = from_vector<double>({-1.5, -0.3, 0.2, 0.9, 2.0, -0.7}, {2, 3});
   expect_gradcheck([](auto& in) { return relu(in[0]); }, {away_from_kink}, "relu");
   expect_gradcheck([](auto& in) { return abs(in[0]); }, {away_from_kink}, "abs");

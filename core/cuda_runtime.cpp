@@ -89,6 +89,20 @@ DeviceGuard::DeviceGuard(const Device& device) {
 #endif
 }
 
+DeviceGuard::DeviceGuard(const Device& device, std::nothrow_t) noexcept {
+#ifdef EMBER_HAVE_CUDA
+  int current = 0;
+  if (!device.is_cuda() || cudaGetDevice(&current) != cudaSuccess || current == device.index ||
+      cudaSetDevice(device.index) != cudaSuccess) {
+    cudaGetLastError();
+    return;
+  }
+  previous_ = current;
+#else
+  (void)device;
+#endif
+}
+
 DeviceGuard::~DeviceGuard() {
 #ifdef EMBER_HAVE_CUDA
   if (previous_ >= 0) cudaSetDevice(previous_);  // never throws

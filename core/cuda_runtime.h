@@ -2,6 +2,7 @@
 // The CUDA runtime as core/ sees it: device count and synchronisation. Every
 // function works on machines without a GPU or driver: there are simply 0 GPUs.
 #include <cstddef>
+#include <new>
 #include <string>
 
 #include "core/allocator.h"
@@ -28,7 +29,9 @@ int current_device();
 //   { ember::cuda::DeviceGuard guard(t.device());  launch(...); }
 class DeviceGuard {
  public:
-  explicit DeviceGuard(const Device& device);
+  explicit DeviceGuard(const Device& device);  // throws when the switch fails
+  // For code that must not throw (an allocator's free): a failed switch is cleared and left alone.
+  DeviceGuard(const Device& device, std::nothrow_t) noexcept;
   ~DeviceGuard();
   DeviceGuard(const DeviceGuard&) = delete;
   DeviceGuard& operator=(const DeviceGuard&) = delete;

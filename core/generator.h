@@ -18,4 +18,20 @@ void set_generator_state(const GeneratorState& state);  // checkpointing restore
 // Returns the state to use for a draw of `counters` Philox counters and advances the offset.
 GeneratorState reserve_random(uint64_t counters);
 
+// Puts the generator back, at the end of the scope, where it was at its start (also when an
+// exception leaves the scope): checkpointing's recompute and its memory probe draw nothing
+// that the real step would see.
+//
+//   { ember::RestoreGeneratorState restore;  ember::set_generator_state(saved);  recompute(); }
+class RestoreGeneratorState {
+ public:
+  RestoreGeneratorState() : state_(generator_state()) {}
+  ~RestoreGeneratorState() { set_generator_state(state_); }
+  RestoreGeneratorState(const RestoreGeneratorState&) = delete;
+  RestoreGeneratorState& operator=(const RestoreGeneratorState&) = delete;
+
+ private:
+  GeneratorState state_;
+};
+
 }  // namespace ember

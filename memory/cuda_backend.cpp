@@ -1,3 +1,4 @@
+#include "core/cuda_runtime.h"
 #include "core/error.h"
 #include "memory/raw_backend.h"
 
@@ -10,30 +11,14 @@ namespace ember {
 #ifdef EMBER_HAVE_CUDA
 namespace {
 
-// The backend's device is current inside each call, and the caller's again after it
-// (the allocator runs on whichever thread asks: the loader's, the trainer's).
-class CurrentDevice {
- public:
-  explicit CurrentDevice(int index) noexcept {
-    if (cudaGetDevice(&previous_) != cudaSuccess || previous_ == index) previous_ = -1;
-    else cudaSetDevice(index);
-  }
-  ~CurrentDevice() {
-    if (previous_ >= 0) cudaSetDevice(previous_);
-  }
-  CurrentDevice(const CurrentDevice&) = delete;
-  CurrentDevice& operator=(const CurrentDevice&) = delete;
-
- private:
-  int previous_ = -1;
-};
-
+// Each call makes the backend's device current and gives the caller's back after (the
+// allocator runs on whichever thread asks: the loader's, the trainer's).
 class CudaBackend final : public RawBackend {
  public:
   explicit CudaBackend(int index) : index_(index) {}
 
   void* malloc(size_t bytes) override {
-    CurrentDevice device(index_);
+    cuda::DeviceGuard device(Device(DeviceType::cuda, index_), std::nothrow);
     void* p = nullptr;
     if (cudaMalloc(&p, bytes) != cudaSuccess) {
       cudaGetLastError();  // an out-of-memory is not sticky; clear it
@@ -42,18 +27,18 @@ class CudaBackend final : public RawBackend {
     return p;
   }
   void free(void* ptr, size_t /*bytes*/) noexcept override {
-    CurrentDevice device(index_);
+    cuda::DeviceGuard device(Device(DeviceType::cuda, index_), std::nothrow);
     cudaFree(ptr);
   }
   size_t capacity() const override {
     size_t free_bytes = 0, total_bytes = 0;
-    CurrentDevice device(index_);
+    cuda::DeviceGuard device(Device(DeviceType::cuda, index_), std::nothrow);
     if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) return 0;
     return total_bytes;
   }
   Event record_event(StreamHandle stream) override {
     cudaEvent_t event = nullptr;
-    CurrentDevice device(index_);
+    cuda::DeviceGuard device(Device(DeviceType::cuda, index_), std::nothrow);
     if (cudaEventCreateWithFlags(&event, cudaEventDisableTiming) != cudaSuccess) return nullptr;
     cudaEventRecord(event, static_cast<cudaStream_t>(stream));
     return event;

@@ -50,17 +50,11 @@ class CheckpointBackward : public autograd::Node {
 
     Tensor output;
     {
-      const GeneratorState now = generator_state();
-      set_generator_state(rng_);
+      RestoreGeneratorState restore_generator;
+      set_generator_state(rng_);  // the same dropout masks as the first forward
       AutoGradMode grad_on(true);
       autograd::RecomputeScope recompute;
-      try {
-        output = fn_(inputs);
-      } catch (...) {
-        set_generator_state(now);
-        throw;
-      }
-      set_generator_state(now);
+      output = fn_(inputs);
     }
     EMBER_CHECK(output.defined() && output.shape() == grad_output.shape(),
                 "checkpoint: the recomputed output " << (output.defined() ? output.str() : std::string("(undefined)"))

@@ -8,9 +8,9 @@
 #include "autograd/recompute_state.h"
 #include "core/error.h"
 #include "core/generator.h"
+#include "core/row_view.h"
 #include "memory/allocation_observer.h"
 #include "memory/memory.h"
-#include "train/batch_rows.h"
 #include "train/checkpoint.h"
 
 namespace ember::train {
@@ -65,14 +65,14 @@ class ActivationWatch : public AllocationObserver {
 // random draw of the real step changes.
 LayerCosts measure_layers(nn::Sequential& seq, const Tensor& sample) {
   const int64_t rows = std::min<int64_t>(2, sample.size(0));
-  const GeneratorState rng = generator_state();
+  RestoreGeneratorState restore_generator;
   LayerCosts costs;
   {
     AutoGradMode grad_on(true);
     autograd::RecomputeScope no_side_effects;
     ActivationWatch watch(sample.device());
     // Only the current output and the graph stay alive, as in training.
-    Tensor h = batch_rows(sample, 0, rows);
+    Tensor h = row_view(sample, 0, rows);
     for (size_t i = 0; i < seq.size(); ++i) {
       h = seq[i]->forward(h);
       costs.highest.push_back(static_cast<double>(watch.take_highest()));
@@ -80,7 +80,6 @@ LayerCosts measure_layers(nn::Sequential& seq, const Tensor& sample) {
       costs.output.push_back(static_cast<double>(h.nbytes()));
     }
   }
-  set_generator_state(rng);
   return costs;
 }
 

@@ -7,12 +7,12 @@
 #include "autograd/grad_mode.h"
 #include "autograd/ops.h"
 #include "core/error.h"
+#include "core/row_view.h"
 #include "memory/allocation_observer.h"
 #include "memory/scopes.h"
 #include "memory/out_of_memory.h"
 #include "models/metrics.h"
 #include "models/sequential.h"
-#include "train/batch_rows.h"
 #include "train/checkpoint_sequential.h"
 
 namespace ember::train {
@@ -114,7 +114,7 @@ StepResult Trainer::run_step(const Tensor& images, const Tensor& labels) {
   else fp32_optimizer_->zero_grad();
   for (int64_t m = 0, begin = 0; m < micro_batches; ++m) {
     const int64_t count = batch / micro_batches + (m < batch % micro_batches ? 1 : 0);
-    const Tensor x = batch_rows(images, begin, count), y = batch_rows(labels, begin, count);
+    const Tensor x = row_view(images, begin, count), y = row_view(labels, begin, count);
     begin += count;
     const Tensor logits = forward(x);
     Tensor loss = cross_entropy(logits, y);  // f32 also under fp16

@@ -276,7 +276,7 @@ Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias, const C
     const Tensor w = widened(weight), b = widened(bias);
     return computed_in_f32_by_images(Shape{g.batch, g.out_channels, g.out_h, g.out_w}, x.device(),
                                      [&](int64_t begin, int64_t count) {
-                                       return cpu::conv2d(widened(image_rows(x, begin, count)), w, b, args);
+                                       return cpu::conv2d(widened(row_view(x, begin, count)), w, b, args);
                                      });
   }
   Tensor y = empty(Shape{g.batch, g.out_channels, g.out_h, g.out_w}, TensorOptions().dtype(x.dtype()).device(x.device()));
@@ -295,7 +295,7 @@ Tensor conv2d_backward_input(const Tensor& dy, const Tensor& weight, const Shape
     return computed_in_f32_by_images(x_shape, dy.device(), [&](int64_t begin, int64_t count) {
       std::vector<int64_t> chunk_shape = x_shape.sizes();
       chunk_shape[0] = count;
-      return cpu::conv2d_backward_input(widened(image_rows(dy, begin, count)), w, Shape(chunk_shape), args);
+      return cpu::conv2d_backward_input(widened(row_view(dy, begin, count)), w, Shape(chunk_shape), args);
     });
   }
   Tensor dx = empty(x_shape, TensorOptions().dtype(dy.dtype()).device(dy.device()));
@@ -315,7 +315,7 @@ Tensor conv2d_backward_weight(const Tensor& x, const Tensor& dy, const Shape& we
   const Conv2dGeometry g = conv2d_geometry(x.shape(), weight_shape, args, "conv2d_backward_weight");
   if (x.dtype() == DType::f16) {
     return summed_in_f32_by_images(g.batch, [&](int64_t begin, int64_t count) {
-      return cpu::conv2d_backward_weight(widened(image_rows(x, begin, count)), widened(image_rows(dy, begin, count)),
+      return cpu::conv2d_backward_weight(widened(row_view(x, begin, count)), widened(row_view(dy, begin, count)),
                                          weight_shape, args);
     });
   }

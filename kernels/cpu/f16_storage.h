@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "core/dtype.h"
+#include "core/row_view.h"
 #include "core/tensor.h"
 #include "kernels/ops.h"
 #include "memory/scopes.h"
@@ -39,16 +40,6 @@ Tensor computed_in_f32(Fn&& compute) {
 
 inline constexpr int64_t kF16ChunkImages = 16;
 
-// Images [begin, begin + count) of a contiguous [N, ...] tensor, as a view (undefined stays undefined).
-inline Tensor image_rows(const Tensor& t, int64_t begin, int64_t count) {
-  if (!t.defined()) return t;
-  std::vector<int64_t> sizes = t.sizes();
-  const size_t image_bytes = sizes[0] == 0 ? 0 : t.nbytes() / static_cast<size_t>(sizes[0]);
-  sizes[0] = count;
-  return Tensor(t.storage(), t.impl()->offset_bytes + static_cast<size_t>(begin) * image_bytes, Shape(sizes),
-                t.dtype(), t.device());
-}
-
 // An f16 result of shape `out_shape` whose images are computed independently:
 // compute(begin, count) returns images [begin, begin + count) in f32 from widened slices.
 template <class Fn>
@@ -58,7 +49,7 @@ Tensor computed_in_f32_by_images(const Shape& out_shape, Device device, Fn&& com
   for (int64_t begin = 0; begin < images; begin += kF16ChunkImages) {
     const int64_t count = std::min(kF16ChunkImages, images - begin);
     CategoryScope scratch(MemoryCategory::temporary);
-    kernels::copy_(image_rows(out, begin, count), compute(begin, count));
+    kernels::copy_(row_view(out, begin, count), compute(begin, count));
   }
   return out;
 }
@@ -70,9 +61,10 @@ Tensor summed_in_f32_by_images(int64_t images, Fn&& compute) {
   Tensor total;
   {
     CategoryScope scratch(MemoryCategory::temporary);
-    for (int64_t begin = 0; begin < std::max<int64_t>(images, 1); begin += kF16ChunkImages) {
+    // begin == 0 runs once for an empty batch too: its (zero) sum still has the weight's shape.
+    for (int64_t begin = 0; begin == 0 || begin < images; begin += kF16ChunkImages) {
       const int64_t count = std::min(kF16ChunkImages, images - begin);
-      Tensor part = compute(begin, std::max<int64_t>(count, 0));
+      Tensor part = compute(begin, count);
       if (total.defined()) kernels::add_(total, part, 1.0);
       else total = part;
     }

@@ -9,13 +9,18 @@
 #include "core/tensor.h"
 #include "kernels/conv_geometry.h"  // Size2
 
+namespace ember::kernels {
+enum class UnaryOp : uint8_t;  // kernels/ops.h
+}
+
 namespace ember {
 
 // elementwise (functions/elementwise.cpp); binary ops broadcast like NumPy
-Tensor add(const Tensor& a, const Tensor& b);
-Tensor sub(const Tensor& a, const Tensor& b);
-Tensor mul(const Tensor& a, const Tensor& b);
-Tensor div(const Tensor& a, const Tensor& b);
+// The binary ops of core/binary_ops.def, one line each there: add, sub, mul, div.
+#define EMBER_BINARY_OP(name, forward, grad_a, grad_b, grad_a_reads, grad_b_reads) \
+  Tensor name(const Tensor& a, const Tensor& b);
+#include "core/binary_ops.def"
+#undef EMBER_BINARY_OP
 Tensor add(const Tensor& a, double s);
 Tensor sub(const Tensor& a, double s);
 Tensor mul(const Tensor& a, double s);
@@ -30,6 +35,9 @@ Tensor pow(const Tensor& x, double exponent);
 #include "core/unary_ops.def"
 #undef EMBER_UNARY_OP_PUBLIC
 #undef EMBER_UNARY_OP
+// Any op of the table by its enum (the op-contract test walks the table with it); `scalar`
+// is pow's exponent.
+Tensor unary_op(kernels::UnaryOp op, const Tensor& x, double scalar = 0.0);
 // Reusing forms, chosen for a temporary argument: when nothing else holds its bytes (no
 // other handle, view or saved alias), the result is written into them, so a residual
 // block's relu(add(bn(conv(h)), x)) allocates one tensor instead of two. Same values.

@@ -69,10 +69,10 @@ EMBER_INSTANTIATE(int64_t)
 EMBER_INSTANTIATE(uint8_t)
 #undef EMBER_INSTANTIATE
 
-Tensor Tensor::add(const Tensor& o) const { return ember::add(*this, o); }
-Tensor Tensor::sub(const Tensor& o) const { return ember::sub(*this, o); }
-Tensor Tensor::mul(const Tensor& o) const { return ember::mul(*this, o); }
-Tensor Tensor::div(const Tensor& o) const { return ember::div(*this, o); }
+#define EMBER_BINARY_OP(name, forward, grad_a, grad_b, grad_a_reads, grad_b_reads) \
+  Tensor Tensor::name(const Tensor& o) const { return ember::name(*this, o); }
+#include "core/binary_ops.def"
+#undef EMBER_BINARY_OP
 Tensor Tensor::pow(double exponent) const { return ember::pow(*this, exponent); }
 #define EMBER_UNARY_OP(name, forward, derivative, saves)
 #define EMBER_UNARY_OP_PUBLIC(name, forward, derivative, saves) \

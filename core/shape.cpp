@@ -48,6 +48,8 @@ int64_t Shape::wrap_dim(int64_t d, const char* op) const {
 
 Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
   const int64_t n = std::max(a.dim(), b.dim());
+  EMBER_CHECK(n <= kMaxBroadcastDims, op << ": broadcasting supports at most " << kMaxBroadcastDims << " dims, got " << n
+                                         << " (" << a << " and " << b << ")");
   std::vector<int64_t> out(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) {
     const int64_t ai = a.dim() - n + i, bi = b.dim() - n + i;

@@ -36,8 +36,11 @@ class Shape {
 
 inline std::ostream& operator<<(std::ostream& os, const Shape& s) { return os << s.str(); }
 
+// Every backend broadcasts up to this many dims (CUDA's index math holds them in registers).
+inline constexpr int64_t kMaxBroadcastDims = 8;
+
 // NumPy broadcasting: aligns trailing dims; each pair must be equal or contain a 1.
-// Throws naming `op` and both shapes when they do not broadcast.
+// Throws naming `op` and both shapes when they do not broadcast or have too many dims.
 Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op);
 
 }  // namespace ember

@@ -132,10 +132,9 @@ class Tensor {
   template <class T> std::vector<T> to_vector() const;
 
   // --- ops (autograd/tensor_methods.cpp); see autograd/ops.h for the free functions ---
-  Tensor add(const Tensor& o) const;
-  Tensor sub(const Tensor& o) const;
-  Tensor mul(const Tensor& o) const;
-  Tensor div(const Tensor& o) const;
+#define EMBER_BINARY_OP(name, forward, grad_a, grad_b, grad_a_reads, grad_b_reads) Tensor name(const Tensor& o) const;
+#include "core/binary_ops.def"
+#undef EMBER_BINARY_OP
   Tensor pow(double exponent) const;
 #define EMBER_UNARY_OP(name, forward, derivative, saves)
 #define EMBER_UNARY_OP_PUBLIC(name, forward, derivative, saves) Tensor name() const;

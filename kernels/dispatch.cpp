@@ -27,10 +27,10 @@ const char* unary_op_name(UnaryOp op) {
 
 const char* binary_op_name(BinaryOp op) {
   switch (op) {
-    case BinaryOp::add: return "add";
-    case BinaryOp::sub: return "sub";
-    case BinaryOp::mul: return "mul";
-    case BinaryOp::div: return "div";
+#define EMBER_BINARY_OP(name, forward, grad_a, grad_b, grad_a_reads, grad_b_reads) \
+  case BinaryOp::name: return #name;
+#include "core/binary_ops.def"
+#undef EMBER_BINARY_OP
   }
   return "?";
 }
@@ -70,6 +70,18 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   broadcast_shapes(a.shape(), b.shape(), name);  // throws naming both shapes
   OpNameScope scope(name);
   return EMBER_BACKEND(a.device(), binary, op, a, b);
+}
+
+Tensor binary_backward(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& dy, bool wrt_b) {
+  const char* name = binary_op_name(op);
+  check_defined(dy, name, "dy");
+  check_compatible(a, dy, name);
+  check_compatible(b, dy, name);
+  const Shape shape = broadcast_shapes(a.shape(), b.shape(), name);
+  EMBER_CHECK(broadcast_shapes(shape, dy.shape(), name) == dy.shape(),
+              name << " backward: gradient " << dy.shape() << " for operands " << a.shape() << " and " << b.shape());
+  OpNameScope scope(name);
+  return EMBER_BACKEND(dy.device(), binary_backward, op, a, b, dy, wrt_b);
 }
 
 Tensor binary_scalar(BinaryOp op, const Tensor& a, double s, bool scalar_first) {

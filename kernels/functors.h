@@ -29,10 +29,10 @@ decltype(auto) with_unary_op(UnaryOp op, Fn&& fn) {
 template <class Fn>
 decltype(auto) with_binary_op(BinaryOp op, Fn&& fn) {
   switch (op) {
-    case BinaryOp::add: return fn(std::integral_constant<BinaryOp, BinaryOp::add>{});
-    case BinaryOp::sub: return fn(std::integral_constant<BinaryOp, BinaryOp::sub>{});
-    case BinaryOp::mul: return fn(std::integral_constant<BinaryOp, BinaryOp::mul>{});
-    case BinaryOp::div: return fn(std::integral_constant<BinaryOp, BinaryOp::div>{});
+#define EMBER_BINARY_OP(name, forward, grad_a, grad_b, grad_a_reads, grad_b_reads) \
+  case BinaryOp::name: return fn(std::integral_constant<BinaryOp, BinaryOp::name>{});
+#include "core/binary_ops.def"
+#undef EMBER_BINARY_OP
   }
   return fn(std::integral_constant<BinaryOp, BinaryOp::add>{});
 }
@@ -104,16 +104,53 @@ EMBER_HD UnarySaved unary_saved(UnaryOp op) {
 }
 EMBER_HD bool unary_backward_needs_input(UnaryOp op) { return unary_saved(op) == UnarySaved::input; }
 
+// c = a op b, the forward column of core/binary_ops.def.
 template <class T>
 EMBER_HD T binary_forward(BinaryOp op, T a, T b) {
   switch (op) {
-    case BinaryOp::add: return a + b;
-    case BinaryOp::sub: return a - b;
-    case BinaryOp::mul: return a * b;
-    case BinaryOp::div: return a / b;
+#define EMBER_BINARY_OP(name, forward, grad_a, grad_b, grad_a_reads, grad_b_reads) \
+  case BinaryOp::name: return forward;
+#include "core/binary_ops.def"
+#undef EMBER_BINARY_OP
   }
   return a;
 }
+
+// The gradient of a (wrt_b false) or b from a, b and dy: the grad_a / grad_b columns.
+template <class T>
+EMBER_HD T binary_grad(BinaryOp op, bool wrt_b, T a, T b, T dy) {
+  (void)a, (void)b;
+  switch (op) {
+#define EMBER_BINARY_OP(name, forward, grad_a, grad_b, grad_a_reads, grad_b_reads) \
+  case BinaryOp::name: return wrt_b ? (grad_b) : (grad_a);
+#include "core/binary_ops.def"
+#undef EMBER_BINARY_OP
+  }
+  return dy;
+}
+
+enum class BinaryReads : uint8_t { none, a, b, ab };
+
+// Which operands a gradient formula reads: the grad_*_reads columns.
+inline BinaryReads binary_grad_reads(BinaryOp op, bool wrt_b) {
+  switch (op) {
+#define EMBER_BINARY_OP(name, forward, grad_a, grad_b, grad_a_reads, grad_b_reads) \
+  case BinaryOp::name: return wrt_b ? BinaryReads::grad_b_reads : BinaryReads::grad_a_reads;
+#include "core/binary_ops.def"
+#undef EMBER_BINARY_OP
+  }
+  return BinaryReads::ab;
+}
+inline bool binary_grad_reads_a(BinaryOp op, bool wrt_b) {
+  const BinaryReads r = binary_grad_reads(op, wrt_b);
+  return r == BinaryReads::a || r == BinaryReads::ab;
+}
+inline bool binary_grad_reads_b(BinaryOp op, bool wrt_b) {
+  const BinaryReads r = binary_grad_reads(op, wrt_b);
+  return r == BinaryReads::b || r == BinaryReads::ab;
+}
+// A formula that reads neither operand is dy times a constant: that constant.
+inline double binary_grad_factor(BinaryOp op, bool wrt_b) { return binary_grad<double>(op, wrt_b, 0.0, 0.0, 1.0); }
 
 // PyTorch's SGD for one element; returns the new parameter and updates *buf.
 template <class T>

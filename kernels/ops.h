@@ -19,7 +19,11 @@ enum class UnaryOp : uint8_t {
 #undef EMBER_UNARY_OP_PUBLIC
 #undef EMBER_UNARY_OP
 };
-enum class BinaryOp : uint8_t { add, sub, mul, div };
+enum class BinaryOp : uint8_t {
+#define EMBER_BINARY_OP(name, forward, grad_a, grad_b, grad_a_reads, grad_b_reads) name,
+#include "core/binary_ops.def"
+#undef EMBER_BINARY_OP
+};
 enum class ReduceOp : uint8_t { sum, mean, max };
 
 const char* unary_op_name(UnaryOp op);

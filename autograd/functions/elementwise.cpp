@@ -3,6 +3,7 @@
 #include "autograd/node.h"
 #include "autograd/record.h"
 #include "autograd/ops.h"
+#include "kernels/factories.h"
 #include "kernels/functors.h"
 #include "kernels/ops.h"
 
@@ -28,16 +29,26 @@ class UnaryBackward final : public autograd::Node {
   double scalar_;
 };
 
-Tensor unary_op(UnaryOp op, const Tensor& x, double scalar = 0.0) {
-  Tensor y = kernels::unary(op, x, scalar);
-  if (autograd::any_requires_grad({x})) {
-    auto node = std::make_shared<UnaryBackward>(op, scalar);
-    if (kernels::unary_saved(op) != kernels::UnarySaved::none) node->save(kernels::unary_backward_needs_input(op) ? x : y);
-    autograd::record(y, node, {x});
+
+// The gradient of one operand from core/binary_ops.def, at dy's shape. Operands the formula
+// does not read may be undefined (nothing was saved for them): dy stands in, never read.
+Tensor operand_grad(BinaryOp op, bool wrt_b, const Tensor& a, const Tensor& b, const Tensor& dy) {
+  if (kernels::binary_grad_reads(op, wrt_b) == kernels::BinaryReads::none) {
+    const double factor = kernels::binary_grad_factor(op, wrt_b);
+    return factor == 1.0 ? dy : kernels::binary_scalar(BinaryOp::mul, dy, factor, false);
   }
-  return y;
+  return kernels::binary_backward(op, a.defined() ? a : dy, b.defined() ? b : dy, dy, wrt_b);
 }
 
+// Saves, of a and b, only what the gradients asked for read (x * mask keeps the mask, not x).
+void save_operands(autograd::Node& node, BinaryOp op, const Tensor& a, const Tensor& b, bool need_a, bool need_b) {
+  const bool keep_a = (need_a && kernels::binary_grad_reads_a(op, false)) || (need_b && kernels::binary_grad_reads_a(op, true));
+  const bool keep_b = (need_a && kernels::binary_grad_reads_b(op, false)) || (need_b && kernels::binary_grad_reads_b(op, true));
+  node.save(keep_a ? a : Tensor());
+  node.save(keep_b ? b : Tensor());
+}
+
+// a op b: each operand's gradient summed back to its shape (broadcasting is differentiable).
 class BinaryBackward final : public autograd::Node {
  public:
   BinaryBackward(BinaryOp op, Shape a_shape, Shape b_shape, bool need_a, bool need_b)
@@ -45,31 +56,8 @@ class BinaryBackward final : public autograd::Node {
   const char* name() const override { return kernels::binary_op_name(op_); }
   std::vector<Tensor> apply(const Tensor& dy) override {
     Tensor da, db;
-    switch (op_) {
-      case BinaryOp::add:
-        if (need_a_) da = dy;
-        if (need_b_) db = dy;
-        break;
-      case BinaryOp::sub:
-        if (need_a_) da = dy;
-        if (need_b_) db = kernels::unary(UnaryOp::neg, dy, 0);
-        break;
-      case BinaryOp::mul:
-        if (need_a_) da = kernels::binary(BinaryOp::mul, dy, saved(1));
-        if (need_b_) db = kernels::binary(BinaryOp::mul, dy, saved(0));
-        break;
-      case BinaryOp::div: {
-        const Tensor& b = saved(1);
-        Tensor dy_over_b = kernels::binary(BinaryOp::div, dy, b);
-        if (need_b_)  // d(a/b)/db = -a/b^2 = -(dy/b) * (a/b)
-          db = kernels::unary(UnaryOp::neg,
-                              kernels::binary(BinaryOp::mul, dy_over_b, kernels::binary(BinaryOp::div, saved(0), b)), 0);
-        if (need_a_) da = std::move(dy_over_b);
-        break;
-      }
-    }
-    if (da.defined()) da = kernels::sum_to(da, a_shape_);
-    if (db.defined()) db = kernels::sum_to(db, b_shape_);
+    if (need_a_) da = kernels::sum_to(operand_grad(op_, false, saved(0), saved(1), dy), a_shape_);
+    if (need_b_) db = kernels::sum_to(operand_grad(op_, true, saved(0), saved(1), dy), b_shape_);
     return {da, db};
   }
 
@@ -83,33 +71,22 @@ Tensor binary_op(BinaryOp op, const Tensor& a, const Tensor& b) {
   Tensor c = kernels::binary(op, a, b);
   if (autograd::any_requires_grad({a, b})) {
     auto node = std::make_shared<BinaryBackward>(op, a.shape(), b.shape(), a.requires_grad(), b.requires_grad());
-    if (op == BinaryOp::mul || op == BinaryOp::div) {
-      // mul needs both; div needs b always and a only for b's gradient.
-      node->save(op == BinaryOp::div && !b.requires_grad() ? Tensor() : a);
-      node->save(b);
-    }
+    save_operands(*node, op, a, b, a.requires_grad(), b.requires_grad());
     autograd::record(c, node, {a, b});
   }
   return c;
 }
 
-// a op s, or s op a: gradient wrt a only.
+// a op s, or s op a: the same table, with s as a 0-d operand when the formula reads it.
 class ScalarBackward final : public autograd::Node {
  public:
   ScalarBackward(BinaryOp op, double s, bool scalar_first) : op_(op), s_(s), scalar_first_(scalar_first) {}
   const char* name() const override { return kernels::binary_op_name(op_); }
   std::vector<Tensor> apply(const Tensor& dy) override {
-    switch (op_) {
-      case BinaryOp::add: return {dy};
-      case BinaryOp::sub: return {scalar_first_ ? kernels::unary(UnaryOp::neg, dy, 0) : dy};
-      case BinaryOp::mul: return {kernels::binary_scalar(BinaryOp::mul, dy, s_, false)};
-      case BinaryOp::div:
-        if (!scalar_first_) return {kernels::binary_scalar(BinaryOp::div, dy, s_, false)};
-        // d(s/a)/da = -s/a^2 = -(y / a) where y = s / a
-        return {kernels::unary(UnaryOp::neg,
-                               kernels::binary(BinaryOp::mul, dy, kernels::binary(BinaryOp::div, saved(1), saved(0))), 0)};
-    }
-    return {dy};
+    const bool reads_s = scalar_first_ ? kernels::binary_grad_reads_a(op_, true) : kernels::binary_grad_reads_b(op_, false);
+    const Tensor s = reads_s ? scalar_tensor(s_, TensorOptions(dy.dtype()).device(dy.device())) : Tensor();
+    const Tensor& x = saved(0);
+    return {scalar_first_ ? operand_grad(op_, true, s, x, dy) : operand_grad(op_, false, x, s, dy)};
   }
 
  private:
@@ -122,10 +99,8 @@ Tensor scalar_op(BinaryOp op, const Tensor& a, double s, bool scalar_first) {
   Tensor c = kernels::binary_scalar(op, a, s, scalar_first);
   if (autograd::any_requires_grad({a})) {
     auto node = std::make_shared<ScalarBackward>(op, s, scalar_first);
-    if (op == BinaryOp::div && scalar_first) {
-      node->save(a);
-      node->save(c);
-    }
+    const bool reads_a = scalar_first ? kernels::binary_grad_reads_b(op, true) : kernels::binary_grad_reads_a(op, false);
+    node->save(reads_a ? a : Tensor());
     autograd::record(c, node, {a});
   }
   return c;
@@ -154,7 +129,20 @@ Tensor unary_op_reusing(UnaryOp op, Tensor&& x) {
 
 }  // namespace
 
-Tensor add(const Tensor& a, const Tensor& b) { return binary_op(BinaryOp::add, a, b); }
+Tensor unary_op(UnaryOp op, const Tensor& x, double scalar) {
+  Tensor y = kernels::unary(op, x, scalar);
+  if (autograd::any_requires_grad({x})) {
+    auto node = std::make_shared<UnaryBackward>(op, scalar);
+    if (kernels::unary_saved(op) != kernels::UnarySaved::none) node->save(kernels::unary_backward_needs_input(op) ? x : y);
+    autograd::record(y, node, {x});
+  }
+  return y;
+}
+
+#define EMBER_BINARY_OP(name, forward, grad_a, grad_b, grad_a_reads, grad_b_reads) \
+  Tensor name(const Tensor& a, const Tensor& b) { return binary_op(BinaryOp::name, a, b); }
+#include "core/binary_ops.def"
+#undef EMBER_BINARY_OP
 Tensor add(Tensor&& a, const Tensor& b) {
   if (!can_reuse(a) || a.shape() != b.shape() || a.dtype() != b.dtype() || a.device() != b.device())
     return binary_op(BinaryOp::add, a, b);
@@ -163,14 +151,12 @@ Tensor add(Tensor&& a, const Tensor& b) {
   if (autograd::any_requires_grad({a, b})) {
     auto node = std::make_shared<BinaryBackward>(BinaryOp::add, a.shape(), b.shape(), a.requires_grad(),
                                                  b.requires_grad());
+    save_operands(*node, BinaryOp::add, a, b, a.requires_grad(), b.requires_grad());
     autograd::record(c, node, {a, b});
   }
   a = Tensor();  // so that relu(add(...)) can reuse the bytes in turn
   return c;
 }
-Tensor sub(const Tensor& a, const Tensor& b) { return binary_op(BinaryOp::sub, a, b); }
-Tensor mul(const Tensor& a, const Tensor& b) { return binary_op(BinaryOp::mul, a, b); }
-Tensor div(const Tensor& a, const Tensor& b) { return binary_op(BinaryOp::div, a, b); }
 Tensor add(const Tensor& a, double s) { return scalar_op(BinaryOp::add, a, s, false); }
 Tensor sub(const Tensor& a, double s) { return scalar_op(BinaryOp::sub, a, s, false); }
 Tensor mul(const Tensor& a, double s) { return scalar_op(BinaryOp::mul, a, s, false); }

@@ -92,6 +92,33 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   return c;
 }
 
+Tensor binary_backward(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& dy, bool wrt_b) {
+  Tensor d = empty_like(dy);
+  dispatch_floating("binary_backward", dy.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    using C = compute_t<T>;
+    const T* pa = a.data<T>();
+    const T* pb = b.data<T>();
+    const T* pdy = dy.data<T>();
+    T* pd = d.data<T>();
+    const bool plain = a.shape() == dy.shape() && b.shape() == dy.shape();
+    const std::vector<int64_t> sizes = dy.shape().sizes();
+    const std::vector<int64_t> sa = broadcast_strides(a.shape(), dy.shape());
+    const std::vector<int64_t> sb = broadcast_strides(b.shape(), dy.shape());
+    with_binary_op(op, [&](auto op_constant) {
+      constexpr BinaryOp kOp = decltype(op_constant)::value;
+      parallel_for(dy.numel(), kParallelGrain, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) {
+          const int64_t ia = plain ? i : broadcast_offset(i, sizes, sa);
+          const int64_t ib = plain ? i : broadcast_offset(i, sizes, sb);
+          pd[i] = T(binary_grad<C>(kOp, wrt_b, C(pa[ia]), C(pb[ib]), C(pdy[i])));
+        }
+      });
+    });
+  });
+  return d;
+}
+
 Tensor binary_scalar(BinaryOp op, const Tensor& a, double s, bool scalar_first) {
   Tensor c = empty_like(a);
   dispatch_dtype(a.dtype(), [&](auto tag) {

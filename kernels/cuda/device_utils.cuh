@@ -36,7 +36,7 @@ void launch_1d(const char* name, int64_t n, void (*kernel)(Params...), Args&&...
   EMBER_CUDA_CHECK_LAUNCH(name);
 }
 
-inline constexpr int kMaxDims = 8;
+inline constexpr int kMaxDims = static_cast<int>(kMaxBroadcastDims);  // core/shape.h
 
 // offset(i) = sum over dims of (coordinate d of flat index i in `sizes`) * strides[d].
 // `identity` short-cuts the common case where the input is laid out like the output.

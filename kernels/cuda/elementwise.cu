@@ -33,6 +33,13 @@ __global__ void binary_kernel(const D* a, StridedIndex ia, const D* b, StridedIn
 }
 
 template <class D, class C>
+__global__ void binary_backward_kernel(const D* a, StridedIndex ia, const D* b, StridedIndex ib, const D* dy, D* d,
+                                       int64_t n, BinaryOp op, bool wrt_b) {
+  for (int64_t i = thread_index(); i < n; i += thread_count())
+    store(d, i, binary_grad<C>(op, wrt_b, C(load(a, ia.offset(i))), C(load(b, ib.offset(i))), C(load(dy, i))));
+}
+
+template <class D, class C>
 __global__ void binary_scalar_kernel(const D* a, D* c, int64_t n, BinaryOp op, C s, bool scalar_first) {
   for (int64_t i = thread_index(); i < n; i += thread_count()) {
     const C v = C(load(a, i));
@@ -118,6 +125,19 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
               ib, device_data<T>(c), c.numel(), op);
   });
   return c;
+}
+
+Tensor binary_backward(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& dy, bool wrt_b) {
+  const char* name = binary_op_name(op);
+  const StridedIndex ia = broadcast_index(a.shape(), dy.shape(), name);
+  const StridedIndex ib = broadcast_index(b.shape(), dy.shape(), name);
+  Tensor d = empty_like(dy);
+  dispatch_floating("binary_backward", dy.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    launch_1d(name, d.numel(), binary_backward_kernel<device_t<T>, compute_t<T>>, device_data<T>(a), ia,
+              device_data<T>(b), ib, device_data<T>(dy), device_data<T>(d), d.numel(), op, wrt_b);
+  });
+  return d;
 }
 
 Tensor binary_scalar(BinaryOp op, const Tensor& a, double s, bool scalar_first) {

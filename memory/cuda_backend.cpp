@@ -55,6 +55,17 @@ class CudaBackend final : public RawBackend {
   void destroy_event(Event event) noexcept override {
     if (event != nullptr) cudaEventDestroy(static_cast<cudaEvent_t>(event));
   }
+  // Synchronous: the guard bytes are set before any kernel writes the buffer and read after.
+  void fill_bytes(void* ptr, unsigned char value, size_t bytes) override {
+    cuda::DeviceGuard device(Device(DeviceType::cuda, index_));
+    EMBER_CHECK(cudaMemset(ptr, value, bytes) == cudaSuccess && cudaDeviceSynchronize() == cudaSuccess,
+                "cudaMemset of " << bytes << " guard bytes failed on cuda:" << index_);
+  }
+  void read_bytes(const void* ptr, void* host, size_t bytes) override {
+    cuda::DeviceGuard device(Device(DeviceType::cuda, index_));
+    EMBER_CHECK(cudaMemcpy(host, ptr, bytes, cudaMemcpyDeviceToHost) == cudaSuccess,
+                "reading " << bytes << " guard bytes back from cuda:" << index_ << " failed");
+  }
   Device device() const override { return Device(DeviceType::cuda, index_); }
   std::string name() const override { return "cudaMalloc"; }
 

@@ -1,6 +1,7 @@
 #include "memory/empty.h"
 
 #include "core/error.h"
+#include "memory/guard_bytes.h"
 #include "memory/memory.h"
 #include "memory/scopes.h"
 
@@ -15,9 +16,16 @@ Tensor empty(const Shape& shape, TensorOptions options) {
   request.category = current_category();
   request.op = OpNameScope::current();
   request.shape = &shape;
-  auto storage = std::make_shared<Storage>();
-  if (request.bytes > 0) storage->buffer = allocator_for(options.device_).allocate(request);
-  Tensor t(std::move(storage), 0, shape, options.dtype_, options.device_);
+  std::shared_ptr<Storage> storage;
+  size_t offset_bytes = 0;
+  if (GuardBytesScope* guard = GuardBytesScope::current(); guard != nullptr && request.bytes > 0) {
+    storage = guard->allocate(request.bytes, request, shape, options.dtype_);
+    offset_bytes = GuardBytesScope::kGuardBytes;
+  } else {
+    storage = std::make_shared<Storage>();
+    if (request.bytes > 0) storage->buffer = allocator_for(options.device_).allocate(request);
+  }
+  Tensor t(std::move(storage), offset_bytes, shape, options.dtype_, options.device_);
   if (options.requires_grad_) t.requires_grad_(true);
   return t;
 }

@@ -1,4 +1,5 @@
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 
 #include "core/error.h"
@@ -45,6 +46,9 @@ class HostBackend final : public RawBackend {
 void RawBackend::set_capacity(size_t /*bytes*/) {
   EMBER_THROW(name() << " memory has a fixed capacity; only the host backend's limit can be changed");
 }
+
+void RawBackend::fill_bytes(void* ptr, unsigned char value, size_t bytes) { std::memset(ptr, value, bytes); }
+void RawBackend::read_bytes(const void* ptr, void* host, size_t bytes) { std::memcpy(host, ptr, bytes); }
 
 std::unique_ptr<RawBackend> make_host_backend(size_t capacity_bytes) {
   return std::make_unique<HostBackend>(capacity_bytes);

@@ -28,6 +28,11 @@ class RawBackend {
   virtual void destroy_event(Event /*event*/) noexcept {}
   virtual Device device() const = 0;
   virtual std::string name() const = 0;
+  // Byte access for memory/guard_bytes.h (a debugging aid, never on the hot path): sets
+  // `bytes` bytes at ptr to `value`, and copies `bytes` bytes at ptr to host memory.
+  // The defaults are for host-addressable memory.
+  virtual void fill_bytes(void* ptr, unsigned char value, size_t bytes);
+  virtual void read_bytes(const void* ptr, void* host, size_t bytes);
 };
 
 // Aligned host memory (64-byte alignment) with an optional capacity in bytes.

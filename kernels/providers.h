@@ -19,4 +19,24 @@ void set_conv_provider(ConvProvider provider);
 const char* gemm_provider_name(GemmProvider provider);
 const char* conv_provider_name(ConvProvider provider);
 
+// Selects both providers for one scope and restores the previous ones:
+//   { ember::kernels::ProviderScope vendor(GemmProvider::cublas, ConvProvider::cudnn); ... }
+class ProviderScope {
+ public:
+  ProviderScope(GemmProvider gemm, ConvProvider conv) : gemm_(gemm_provider()), conv_(conv_provider()) {
+    set_gemm_provider(gemm);
+    set_conv_provider(conv);
+  }
+  ~ProviderScope() {
+    set_gemm_provider(gemm_);
+    set_conv_provider(conv_);
+  }
+  ProviderScope(const ProviderScope&) = delete;
+  ProviderScope& operator=(const ProviderScope&) = delete;
+
+ private:
+  GemmProvider gemm_;
+  ConvProvider conv_;
+};
+
 }  // namespace ember::kernels

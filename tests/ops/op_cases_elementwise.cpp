@@ -1,0 +1,155 @@
+// Elementwise ops: every op of the unary table, binary ops with broadcasting, scalar forms, casts.
+#include <algorithm>
+#include <cmath>
+
+#include "kernels/ops.h"
+#include "tests/ops/op_case.h"
+
+namespace ember::test {
+namespace {
+
+using kernels::UnaryOp;
+
+// The shapes each unary op runs on: empty, one element, a matrix, rows of a bigger tensor, and
+// more elements than one CUDA grid pass (no gradcheck there: too many elements).
+const std::vector<Shape> kUnaryShapes = {{0}, {1}, {7, 3}, {1000003}};
+
+Values unary_values(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::log:
+    case UnaryOp::sqrt:
+    case UnaryOp::pow: return Values::positive;
+    default: return Values::away_from_zero;
+  }
+}
+
+constexpr double kExponent = 2.5;  // not an integer, so pow's general path runs
+
+}  // namespace
+
+std::vector<OpCase> elementwise_cases() {
+  std::vector<OpCase> cases;
+  // Every op of core/unary_ops.def: a new line there is tested on every device with no edit here.
+  const std::vector<UnaryOp> unary_ops = {
+#define EMBER_UNARY_OP(name, forward, derivative, saves) UnaryOp::name,
+#define EMBER_UNARY_OP_PUBLIC EMBER_UNARY_OP
+#include "core/unary_ops.def"
+#undef EMBER_UNARY_OP_PUBLIC
+#undef EMBER_UNARY_OP
+  };
+  for (UnaryOp op : unary_ops) {
+    const std::string name = kernels::unary_op_name(op);
+    const OpFn fn = [op](const Inputs& in) { return unary_op(op, in[0], kExponent); };
+    for (const Shape& shape : kUnaryShapes)
+      cases.push_back(OpCase("elementwise", name + " " + shape.str(), {In(shape, unary_values(op))}, fn));
+    cases.push_back(OpCase("elementwise", name + " of rows 1.. of [6, 4]", {RowsOf({5, 4}, unary_values(op))}, fn));
+  }
+
+  // Binary ops with NumPy broadcasting, both operand orders; divisors stay away from 0.
+  const std::vector<std::pair<Shape, Shape>> shapes = {
+      {{7}, {7}},       {{2, 3}, {3}},    {{2, 1}, {1, 3}}, {{4, 1, 5}, {3, 1}}, {{}, {5, 7}},
+      {{1}, {1}},       {{0, 3}, {3}},    {{1000003}, {1}}, {{1, 1000003}, {3, 1}},
+      {{2, 1, 3, 1, 2, 1, 2, 1}, {1, 2, 1, 3, 1, 2, 1, 2}},  // 8 dims: the limit
+  };
+  const std::vector<std::pair<const char*, OpFn>> binary = {
+      {"add", [](const Inputs& in) { return add(in[0], in[1]); }},
+      {"sub", [](const Inputs& in) { return sub(in[0], in[1]); }},
+      {"mul", [](const Inputs& in) { return mul(in[0], in[1]); }},
+      {"div", [](const Inputs& in) { return div(in[0], in[1]); }},
+  };
+  for (const auto& [a, b] : shapes) {
+    // A broadcast gradient is computed per element in the dtype (PyTorch does the same) and then
+    // summed over the broadcast dims in fp32. In f16 every term carries its own rounding, so
+    // against fp64 the error grows like sqrt(terms summed) and a sum near zero loses relative
+    // digits (tolerances are relative to 1 + |expected|). In f32 a million-term sequential sum
+    // drifts ~1e-4.
+    const int64_t out = broadcast_shapes(a, b, "test").numel();
+    const double terms = static_cast<double>(out) / static_cast<double>(std::max<int64_t>(1, std::min(a.numel(), b.numel())));
+    const double f32 = out > 100000 ? 5e-4 : 1e-5, f16 = std::min(3e-2, 2e-3 * std::max(1.0, std::sqrt(terms)));
+    for (const auto& [name, fn] : binary) {
+      cases.push_back(OpCase("elementwise", std::string(name) + " " + a.str() + " with " + b.str(),
+                             {In(a), In(b, Values::positive)}, fn)
+                          .tol(f32, f16));
+      cases.push_back(OpCase("elementwise", std::string(name) + " " + b.str() + " with " + a.str(),
+                             {In(b), In(a, Values::positive)}, fn)
+                          .tol(f32, f16));
+    }
+  }
+  cases.push_back(OpCase("elementwise", "mul of rows 1.. of [4, 3] with [3]", {RowsOf({3, 3}), In({3})},
+                         [](const Inputs& in) { return mul(in[0], in[1]); }));
+
+  // The scalar forms.
+  for (const Shape& shape : {Shape{0}, Shape{1}, Shape{7, 3}, Shape{1000003}}) {
+    const std::string s = " " + shape.str();
+    cases.push_back(OpCase("elementwise", "add scalar" + s, {In(shape)},
+                           [](const Inputs& in) { return add(in[0], 1.75); }));
+    cases.push_back(OpCase("elementwise", "mul scalar" + s, {In(shape)},
+                           [](const Inputs& in) { return mul(in[0], -1.75); }));
+    cases.push_back(OpCase("elementwise", "div by scalar" + s, {In(shape)},
+                           [](const Inputs& in) { return div(in[0], 1.75); }));
+    cases.push_back(OpCase("elementwise", "scalar minus" + s, {In(shape)},
+                           [](const Inputs& in) { return rsub(in[0], 1.75); }));
+    cases.push_back(OpCase("elementwise", "scalar over" + s, {In(shape, Values::positive)},
+                           [](const Inputs& in) { return rdiv(in[0], 1.75); }));
+  }
+
+  // The in-place updates (no gradient: they are for optimizers and accumulation) and fills.
+  for (const Shape& shape : {Shape{0}, Shape{1}, Shape{7, 3}, Shape{1000003}}) {
+    const std::string s = " " + shape.str();
+    cases.push_back(OpCase("elementwise", "add_" + s, {Constant(shape), Constant(shape)},
+                           [](const Inputs& in) {
+                             Tensor t = in[0].clone();
+                             t.add_(in[1], -0.375);
+                             return t;
+                           })
+                        .no_backward());
+    cases.push_back(OpCase("elementwise", "mul_" + s, {Constant(shape)},
+                           [](const Inputs& in) {
+                             Tensor t = in[0].clone();
+                             t.mul_(-1.5);
+                             return t;
+                           })
+                        .no_backward());
+    cases.push_back(OpCase("elementwise", "full" + s, {Constant({1})},
+                           [shape](const Inputs& in) {
+                             return full(shape, 3.75, TensorOptions(in[0].dtype()).device(in[0].device()));
+                           })
+                        .no_backward()
+                        .against_same_dtype());
+  }
+
+  // Integer arithmetic (no gradient): exact on every device.
+  for (const auto& [name, fn] : binary) {
+    if (std::string(name) == "div") continue;
+    cases.push_back(OpCase("elementwise", std::string(name) + " i64 [3, 4] with [4]",
+                           {In({3, 4}, Values::integers), In({4}, Values::integers)},
+                           [fn = fn](const Inputs& in) { return fn({in[0].to(DType::i64), in[1].to(DType::i64)}); })
+                        .only({DType::f64})
+                        .no_backward()
+                        .against_same_dtype());
+  }
+
+  // Casts between every pair of dtypes (whole numbers: exact everywhere) and of fractions to
+  // f16 and i64 (rounding, truncation toward zero); differentiable between floating dtypes.
+  for (DType to : {DType::f32, DType::f64, DType::f16, DType::i64, DType::u8}) {
+    for (DType from : {DType::f32, DType::f64, DType::f16, DType::i64, DType::u8}) {
+      cases.push_back(OpCase("elementwise",
+                             std::string("cast whole numbers ") + dtype_name(from) + " -> " + dtype_name(to),
+                             {In({1003}, Values::integers)},
+                             [from, to](const Inputs& in) { return to_dtype(in[0].to(from), to); })
+                          .only({DType::f64})
+                          .no_backward()
+                          .against_same_dtype());
+    }
+  }
+  for (DType to : {DType::f16, DType::f32, DType::i64}) {
+    OpCase c("elementwise", std::string("cast fractions -> ") + dtype_name(to), {In({1003})},
+             [to](const Inputs& in) { return to_dtype(mul(in[0], 50.0), to); });
+    c.against_same_dtype();
+    if (to == DType::i64) c.no_backward();
+    cases.push_back(c);
+  }
+  return cases;
+}
+
+}  // namespace ember::test

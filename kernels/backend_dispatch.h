@@ -1,5 +1,6 @@
 #pragma once
-// Internal to kernels/: the two backends' declarations of kernels/backend_api.inc,
+// Internal to kernels/: the two backends' declarations (kernels/backend_api.inc and
+// kernels/backend_into.inc),
 // EMBER_BACKEND, which sends a checked call to the backend owning the device, and
 // the range checks of labels and indices that the entry points share (they call a
 // backend, so they live here rather than in kernels/checks.h).
@@ -13,10 +14,12 @@ namespace ember::kernels {
 
 namespace cpu {
 #include "kernels/backend_api.inc"
+#include "kernels/backend_into.inc"
 }
 #ifdef EMBER_HAVE_CUDA
 namespace cuda {
 #include "kernels/backend_api.inc"
+#include "kernels/backend_into.inc"
 }
 // A CUDA call runs with the tensor's device current (and the caller's restored after).
 template <class Call>

@@ -1,5 +1,6 @@
 // Checked entry points: validate once, then hand the call to the backend that
-// owns the tensor's device. The backends implement kernels/backend_api.inc.
+// owns the tensor's device. The backends implement kernels/backend_api.inc and
+// kernels/backend_into.inc; for the latter the entry point allocates the outputs first.
 
 #include <string>
 #include <vector>
@@ -40,7 +41,9 @@ Tensor unary(UnaryOp op, const Tensor& x, double scalar) {
   check_defined(x, name, "x");
   check_floating(x, name);
   OpNameScope scope(name);
-  return EMBER_BACKEND(x.device(), unary, op, x, scalar);
+  Tensor y = empty_like(x);
+  if (y.numel() > 0) EMBER_BACKEND(x.device(), unary, op, x, scalar, y);
+  return y;
 }
 
 void unary_(UnaryOp op, const Tensor& x, double scalar) {
@@ -48,8 +51,9 @@ void unary_(UnaryOp op, const Tensor& x, double scalar) {
   check_defined(x, name, "x");
   check_floating(x, name);
   bump_version(x);
+  if (x.numel() == 0) return;
   OpNameScope scope(name);
-  EMBER_BACKEND(x.device(), unary_, op, x, scalar);
+  EMBER_BACKEND(x.device(), unary, op, x, scalar, x);
 }
 
 Tensor unary_backward(UnaryOp op, const Tensor& x, const Tensor& y, const Tensor& dy, double scalar) {
@@ -59,7 +63,9 @@ Tensor unary_backward(UnaryOp op, const Tensor& x, const Tensor& y, const Tensor
   check_compatible(x, dy, name);
   check_compatible(y, dy, name);
   OpNameScope scope(name);
-  return EMBER_BACKEND(x.device(), unary_backward, op, x, y, dy, scalar);
+  Tensor dx = empty_like(x);
+  if (dx.numel() > 0) EMBER_BACKEND(x.device(), unary_backward, op, x, y, dy, scalar, dx);
+  return dx;
 }
 
 Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
@@ -67,9 +73,11 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   check_defined(a, name, "a");
   check_defined(b, name, "b");
   check_compatible(a, b, name);
-  broadcast_shapes(a.shape(), b.shape(), name);  // throws naming both shapes
+  const Shape shape = broadcast_shapes(a.shape(), b.shape(), name);  // throws naming both shapes
   OpNameScope scope(name);
-  return EMBER_BACKEND(a.device(), binary, op, a, b);
+  Tensor c = empty(shape, TensorOptions(a.dtype()).device(a.device()));
+  if (c.numel() > 0) EMBER_BACKEND(a.device(), binary, op, a, b, c);
+  return c;
 }
 
 Tensor binary_backward(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& dy, bool wrt_b) {
@@ -81,14 +89,18 @@ Tensor binary_backward(BinaryOp op, const Tensor& a, const Tensor& b, const Tens
   EMBER_CHECK(broadcast_shapes(shape, dy.shape(), name) == dy.shape(),
               name << " backward: gradient " << dy.shape() << " for operands " << a.shape() << " and " << b.shape());
   OpNameScope scope(name);
-  return EMBER_BACKEND(dy.device(), binary_backward, op, a, b, dy, wrt_b);
+  Tensor d = empty_like(dy);
+  if (d.numel() > 0) EMBER_BACKEND(dy.device(), binary_backward, op, a, b, dy, wrt_b, d);
+  return d;
 }
 
 Tensor binary_scalar(BinaryOp op, const Tensor& a, double s, bool scalar_first) {
   const char* name = binary_op_name(op);
   check_defined(a, name, "a");
   OpNameScope scope(name);
-  return EMBER_BACKEND(a.device(), binary_scalar, op, a, s, scalar_first);
+  Tensor c = empty_like(a);
+  if (c.numel() > 0) EMBER_BACKEND(a.device(), binary_scalar, op, a, s, scalar_first, c);
+  return c;
 }
 
 Tensor sum_to(const Tensor& x, const Shape& shape) {
@@ -96,7 +108,9 @@ Tensor sum_to(const Tensor& x, const Shape& shape) {
               "sum_to: " << shape << " does not broadcast to " << x.shape());
   if (x.shape() == shape) return x;
   OpNameScope scope("sum_to");
-  return EMBER_BACKEND(x.device(), sum_to, x, shape);
+  Tensor out = empty(shape, TensorOptions(x.dtype()).device(x.device()));
+  if (out.numel() > 0) EMBER_BACKEND(x.device(), sum_to, x, out);  // x may be empty: out is zeros then
+  return out;
 }
 
 Tensor expand(const Tensor& x, const Shape& shape) {
@@ -104,14 +118,18 @@ Tensor expand(const Tensor& x, const Shape& shape) {
               "expand: " << x.shape() << " does not broadcast to " << shape);
   if (x.shape() == shape) return x;
   OpNameScope scope("expand");
-  return EMBER_BACKEND(x.device(), expand, x, shape);
+  Tensor out = empty(shape, TensorOptions(x.dtype()).device(x.device()));
+  if (out.numel() > 0) EMBER_BACKEND(x.device(), expand, x, out);
+  return out;
 }
 
 Tensor cast(const Tensor& x, DType dtype) {
   check_defined(x, "cast", "x");
   if (x.dtype() == dtype) return x;
   OpNameScope scope("cast");
-  return EMBER_BACKEND(x.device(), cast, x, dtype);
+  Tensor y = empty(x.shape(), TensorOptions(dtype).device(x.device()));
+  if (y.numel() > 0) EMBER_BACKEND(x.device(), cast, x, y);
+  return y;
 }
 
 void fill_(const Tensor& t, double value) {

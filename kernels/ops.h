@@ -2,8 +2,9 @@
 // The kernel layer's entry points: plain computations on tensors, no autograd.
 // Each function checks its arguments once (shapes, dtypes, devices; errors name
 // the op and the shapes) and then dispatches on the device to kernels/cpu/ or
-// kernels/cuda/, which implement the same list (kernels/backend_api.inc).
-// Outputs are allocated through memory/empty.h.
+// kernels/cuda/. For the ops of kernels/backend_into.inc the entry point also allocates
+// the outputs (memory/empty.h) and the backend only writes them; the others still share
+// their signature with the backend (kernels/backend_api.inc) and allocate there.
 #include <cstdint>
 
 #include "core/generator.h"
@@ -59,6 +60,29 @@ struct OutOfRange {
   int64_t value = 0;
   bool found() const { return position >= 0; }
 };
+
+// --- elementwise (kernels/{cpu,cuda}/elementwise); outputs are allocated by the entry point ---
+// y = op(x); `scalar` is pow's exponent. Floating dtypes.
+Tensor unary(UnaryOp op, const Tensor& x, double scalar);
+// x = op(x) in place (autograd uses it on a temporary nobody else holds).
+void unary_(UnaryOp op, const Tensor& x, double scalar);
+// dx = dy * op'(x), given x, y = op(x) and dy.
+Tensor unary_backward(UnaryOp op, const Tensor& x, const Tensor& y, const Tensor& dy, double scalar);
+// a op b with NumPy broadcasting; a and b share dtype and device.
+Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b);
+// The gradient of a (wrt_b false) or of b, the table's grad_a / grad_b column, at dy's shape
+// (the broadcast shape; autograd sums it back with sum_to). An operand the formula does not
+// read may be a stand-in of dy's shape and dtype.
+Tensor binary_backward(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& dy, bool wrt_b);
+// a op s (or s op a when scalar_first).
+Tensor binary_scalar(BinaryOp op, const Tensor& a, double s, bool scalar_first);
+// Sums x over the dims that broadcasting expanded, giving `shape` (the reverse of expand).
+Tensor sum_to(const Tensor& x, const Shape& shape);
+// Materialises x broadcast to `shape`.
+Tensor expand(const Tensor& x, const Shape& shape);
+// Any dtype to any dtype (float -> int truncates toward zero).
+Tensor cast(const Tensor& x, DType dtype);
+
 
 #include "kernels/backend_api.inc"
 

@@ -9,9 +9,7 @@
 
 namespace ember::kernels::cpu {
 
-namespace {
-// y = op(x); y may be x.
-void unary_into(UnaryOp op, const Tensor& x, double scalar, const Tensor& y) {
+void unary(UnaryOp op, const Tensor& x, double scalar, const Tensor& y) {
   dispatch_floating("unary", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
@@ -26,18 +24,8 @@ void unary_into(UnaryOp op, const Tensor& x, double scalar, const Tensor& y) {
     });
   });
 }
-}  // namespace
 
-Tensor unary(UnaryOp op, const Tensor& x, double scalar) {
-  Tensor y = empty_like(x);
-  unary_into(op, x, scalar, y);
-  return y;
-}
-
-void unary_(UnaryOp op, const Tensor& x, double scalar) { unary_into(op, x, scalar, x); }
-
-Tensor unary_backward(UnaryOp op, const Tensor& x, const Tensor& y, const Tensor& dy, double scalar) {
-  Tensor dx = empty_like(x);
+void unary_backward(UnaryOp op, const Tensor& x, const Tensor& y, const Tensor& dy, double scalar, const Tensor& dx) {
   dispatch_floating("unary_backward", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
@@ -54,12 +42,10 @@ Tensor unary_backward(UnaryOp op, const Tensor& x, const Tensor& y, const Tensor
       });
     });
   });
-  return dx;
 }
 
-Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
-  const Shape out_shape = broadcast_shapes(a.shape(), b.shape(), binary_op_name(op));
-  Tensor c = empty(out_shape, TensorOptions().dtype(a.dtype()).device(a.device()));
+void binary(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& c) {
+  const Shape& out_shape = c.shape();
   dispatch_dtype(a.dtype(), [&](auto tag) {
     using T = decltype(tag);
     with_binary_op(op, [&](auto op_constant) {
@@ -89,11 +75,9 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
       }
     });
   });
-  return c;
 }
 
-Tensor binary_backward(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& dy, bool wrt_b) {
-  Tensor d = empty_like(dy);
+void binary_backward(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& dy, bool wrt_b, const Tensor& d) {
   dispatch_floating("binary_backward", dy.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
@@ -116,11 +100,9 @@ Tensor binary_backward(BinaryOp op, const Tensor& a, const Tensor& b, const Tens
       });
     });
   });
-  return d;
 }
 
-Tensor binary_scalar(BinaryOp op, const Tensor& a, double s, bool scalar_first) {
-  Tensor c = empty_like(a);
+void binary_scalar(BinaryOp op, const Tensor& a, double s, bool scalar_first, const Tensor& c) {
   dispatch_dtype(a.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
@@ -132,11 +114,10 @@ Tensor binary_scalar(BinaryOp op, const Tensor& a, double s, bool scalar_first) 
         pc[i] = T(scalar_first ? binary_forward<C>(op, v, C(pa[i])) : binary_forward<C>(op, C(pa[i]), v));
     });
   });
-  return c;
 }
 
-Tensor sum_to(const Tensor& x, const Shape& shape) {
-  Tensor out = empty(shape, TensorOptions().dtype(x.dtype()).device(x.device()));
+void sum_to(const Tensor& x, const Tensor& out) {
+  const Shape& shape = out.shape();
   dispatch_floating("sum_to", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
@@ -149,11 +130,10 @@ Tensor sum_to(const Tensor& x, const Shape& shape) {
     T* o = out.data<T>();
     for (int64_t i = 0; i < out.numel(); ++i) o[i] = T(acc[static_cast<size_t>(i)]);
   });
-  return out;
 }
 
-Tensor expand(const Tensor& x, const Shape& shape) {
-  Tensor out = empty(shape, TensorOptions().dtype(x.dtype()).device(x.device()));
+void expand(const Tensor& x, const Tensor& out) {
+  const Shape& shape = out.shape();
   dispatch_dtype(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const std::vector<int64_t> sizes = shape.sizes();
@@ -164,7 +144,6 @@ Tensor expand(const Tensor& x, const Shape& shape) {
       for (int64_t i = begin; i < end; ++i) o[i] = in[broadcast_offset(i, sizes, strides)];
     });
   });
-  return out;
 }
 
 namespace {
@@ -195,11 +174,7 @@ void cast_into(const Tensor& dst, const Tensor& src) {
 }
 }  // namespace
 
-Tensor cast(const Tensor& x, DType dtype) {
-  Tensor y = empty(x.shape(), TensorOptions().dtype(dtype).device(x.device()));
-  cast_into(y, x);
-  return y;
-}
+void cast(const Tensor& x, const Tensor& y) { cast_into(y, x); }
 
 void copy_(const Tensor& dst, const Tensor& src) { cast_into(dst, src); }
 

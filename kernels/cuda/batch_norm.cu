@@ -14,6 +14,7 @@
 //     one elementwise pass writes dx.
 #include "kernels/batch_norm_math.h"
 #include "kernels/cuda/block_reduce.cuh"
+#include "kernels/cuda/converted.cuh"
 #include "kernels/ops.h"
 #include "memory/empty.h"
 
@@ -142,7 +143,7 @@ ChannelLayout channel_layout(const Shape& shape) {
 DType stats_dtype(DType x) { return x == DType::f64 ? DType::f64 : DType::f32; }
 
 // A per-channel tensor in the statistics dtype (undefined stays undefined).
-Tensor as_stats(const Tensor& t, DType stats) { return !t.defined() || t.dtype() == stats ? t : cast(t, stats); }
+Tensor as_stats(const Tensor& t, DType stats) { return converted(t, stats); }
 
 template <class S>
 const S* optional_data(const Tensor& t) {
@@ -224,8 +225,8 @@ void batch_norm_backward(const Tensor& x, const Tensor& dy, const Tensor& mean, 
   });
   // The parameter gradients take the weight's dtype (x's without a weight), like the CPU.
   const DType params = weight.defined() ? weight.dtype() : x.dtype();
-  if (dweight) *dweight = sum_dy_xhat.dtype() == params ? sum_dy_xhat : cast(sum_dy_xhat, params);
-  if (dbias) *dbias = sum_dy.dtype() == params ? sum_dy : cast(sum_dy, params);
+  if (dweight) *dweight = converted(sum_dy_xhat, params);
+  if (dbias) *dbias = converted(sum_dy, params);
 }
 
 }  // namespace ember::kernels::cuda

@@ -5,6 +5,7 @@
 //   device, then copy), so no conversion ever runs on the host here.
 // Conversions match kernels/cpu/elementwise.cpp: through float for f16, a plain
 // static_cast otherwise (float -> int truncates toward zero).
+#include "kernels/cuda/converted.cuh"
 #include "kernels/cuda/device_utils.cuh"
 #include "kernels/ops.h"
 #include "memory/empty.h"
@@ -47,9 +48,12 @@ void copy_bytes(const Tensor& dst, const Tensor& src) {
 
 }  // namespace
 
-Tensor cast(const Tensor& x, DType dtype) {
-  Tensor y = empty(x.shape(), TensorOptions().dtype(dtype).device(x.device()));
-  cast_on_device(y, x);
+void cast(const Tensor& x, const Tensor& y) { cast_on_device(y, x); }
+
+Tensor converted(const Tensor& t, DType dtype) {
+  if (!t.defined() || t.dtype() == dtype) return t;
+  Tensor y = empty(t.shape(), TensorOptions(dtype).device(t.device()));
+  if (y.numel() > 0) cast_on_device(y, t);
   return y;
 }
 

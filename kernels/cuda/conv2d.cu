@@ -24,6 +24,7 @@
 #include <type_traits>
 
 #include "kernels/cuda/block_reduce.cuh"
+#include "kernels/cuda/converted.cuh"
 #include "kernels/cuda/cudnn_conv.cuh"
 #include "kernels/cuda/gemm.cuh"
 #include "kernels/ops.h"
@@ -114,7 +115,7 @@ void zero_fill(const Tensor& t) {
   if (t.nbytes() > 0) EMBER_CUDA_CHECK(cudaMemsetAsync(t.data_ptr(), 0, t.nbytes(), current_stream()));
 }
 
-Tensor widened(const Tensor& t) { return t.dtype() == DType::f16 ? cast(t, DType::f32) : t; }
+Tensor widened(const Tensor& t) { return t.dtype() == DType::f16 ? converted(t, DType::f32) : t; }
 
 template <class T>
 void custom_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& weight, const Tensor& y) {
@@ -247,7 +248,7 @@ Tensor conv2d_backward_input(const Tensor& dy, const Tensor& weight, const Shape
   } else if (conv_provider() == ConvProvider::cudnn) {
     cudnn_conv2d_backward_data(dy, weight, dx, g);
   } else if (dy.dtype() == DType::f16) {
-    return cast(cuda::conv2d_backward_input(widened(dy), widened(weight), x_shape, args), DType::f16);
+    return converted(cuda::conv2d_backward_input(widened(dy), widened(weight), x_shape, args), DType::f16);
   } else {
     dispatch_floating("conv2d_backward_input", dy.dtype(), [&](auto tag) {
       using T = decltype(tag);
@@ -266,7 +267,7 @@ Tensor conv2d_backward_weight(const Tensor& x, const Tensor& dy, const Shape& we
   } else if (conv_provider() == ConvProvider::cudnn) {
     cudnn_conv2d_backward_filter(x, dy, dw, g);
   } else if (x.dtype() == DType::f16) {
-    return cast(cuda::conv2d_backward_weight(widened(x), widened(dy), weight_shape, args), DType::f16);
+    return converted(cuda::conv2d_backward_weight(widened(x), widened(dy), weight_shape, args), DType::f16);
   } else {
     dispatch_floating("conv2d_backward_weight", x.dtype(), [&](auto tag) {
       using T = decltype(tag);

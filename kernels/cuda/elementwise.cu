@@ -82,9 +82,8 @@ struct SumToLift {
 
 // ---- entry points ----
 
-namespace {
-// y = op(x); y may be x (each thread reads its element before writing it).
-void unary_into(UnaryOp op, const Tensor& x, double scalar, const Tensor& y) {
+// y may be x: each thread reads its element before writing it.
+void unary(UnaryOp op, const Tensor& x, double scalar, const Tensor& y) {
   dispatch_floating("unary", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
@@ -92,67 +91,49 @@ void unary_into(UnaryOp op, const Tensor& x, double scalar, const Tensor& y) {
               x.numel(), op, static_cast<C>(scalar));
   });
 }
-}  // namespace
 
-Tensor unary(UnaryOp op, const Tensor& x, double scalar) {
-  Tensor y = empty_like(x);
-  unary_into(op, x, scalar, y);
-  return y;
-}
-
-void unary_(UnaryOp op, const Tensor& x, double scalar) { unary_into(op, x, scalar, x); }
-
-Tensor unary_backward(UnaryOp op, const Tensor& x, const Tensor& y, const Tensor& dy, double scalar) {
-  Tensor dx = empty_like(x);
+void unary_backward(UnaryOp op, const Tensor& x, const Tensor& y, const Tensor& dy, double scalar, const Tensor& dx) {
   dispatch_floating("unary_backward", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
     launch_1d("unary_backward", x.numel(), unary_backward_kernel<device_t<T>, C>, device_data<T>(x),
               device_data<T>(y), device_data<T>(dy), device_data<T>(dx), x.numel(), op, static_cast<C>(scalar));
   });
-  return dx;
 }
 
-Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
+void binary(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& c) {
   const char* name = binary_op_name(op);
-  const Shape out_shape = broadcast_shapes(a.shape(), b.shape(), name);
-  const StridedIndex ia = broadcast_index(a.shape(), out_shape, name);
-  const StridedIndex ib = broadcast_index(b.shape(), out_shape, name);
-  Tensor c = empty(out_shape, TensorOptions().dtype(a.dtype()).device(a.device()));
+  const StridedIndex ia = broadcast_index(a.shape(), c.shape(), name);
+  const StridedIndex ib = broadcast_index(b.shape(), c.shape(), name);
   dispatch_dtype(a.dtype(), [&](auto tag) {
     using T = decltype(tag);
     launch_1d(name, c.numel(), binary_kernel<device_t<T>, compute_t<T>>, device_data<T>(a), ia, device_data<T>(b),
               ib, device_data<T>(c), c.numel(), op);
   });
-  return c;
 }
 
-Tensor binary_backward(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& dy, bool wrt_b) {
+void binary_backward(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& dy, bool wrt_b, const Tensor& d) {
   const char* name = binary_op_name(op);
   const StridedIndex ia = broadcast_index(a.shape(), dy.shape(), name);
   const StridedIndex ib = broadcast_index(b.shape(), dy.shape(), name);
-  Tensor d = empty_like(dy);
   dispatch_floating("binary_backward", dy.dtype(), [&](auto tag) {
     using T = decltype(tag);
     launch_1d(name, d.numel(), binary_backward_kernel<device_t<T>, compute_t<T>>, device_data<T>(a), ia,
               device_data<T>(b), ib, device_data<T>(dy), device_data<T>(d), d.numel(), op, wrt_b);
   });
-  return d;
 }
 
-Tensor binary_scalar(BinaryOp op, const Tensor& a, double s, bool scalar_first) {
-  Tensor c = empty_like(a);
+void binary_scalar(BinaryOp op, const Tensor& a, double s, bool scalar_first, const Tensor& c) {
   dispatch_dtype(a.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
     launch_1d(binary_op_name(op), a.numel(), binary_scalar_kernel<device_t<T>, C>, device_data<T>(a),
               device_data<T>(c), a.numel(), op, static_cast<C>(s), scalar_first);
   });
-  return c;
 }
 
-Tensor sum_to(const Tensor& x, const Shape& shape) {
-  Tensor out = empty(shape, TensorOptions().dtype(x.dtype()).device(x.device()));
+void sum_to(const Tensor& x, const Tensor& out) {
+  const Shape& shape = out.shape();
   // Align `shape` to x's dims; a dim is reduced where shape has 1 (or nothing) and x does not.
   const int64_t dims = x.dim(), lead = x.dim() - shape.dim();
   const std::vector<int64_t> x_strides = x.shape().strides();
@@ -176,18 +157,15 @@ Tensor sum_to(const Tensor& x, const Shape& shape) {
     launch_reduce_rows("sum_to", out.numel(), row_size, innermost_reduced, SumToLift<D, C>{device_data<T>(x), kept, reduced},
                        C(0), SumCombine{}, StoreRow<D, C>{device_data<T>(out), C(1)});
   });
-  return out;
 }
 
-Tensor expand(const Tensor& x, const Shape& shape) {
-  Tensor out = empty(shape, TensorOptions().dtype(x.dtype()).device(x.device()));
-  const StridedIndex ix = broadcast_index(x.shape(), shape, "expand");
+void expand(const Tensor& x, const Tensor& out) {
+  const StridedIndex ix = broadcast_index(x.shape(), out.shape(), "expand");
   dispatch_dtype(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     launch_1d("expand", out.numel(), expand_kernel<device_t<T>>, device_data<T>(x), ix, device_data<T>(out),
               out.numel());
   });
-  return out;
 }
 
 void fill_(const Tensor& t, double value) {

@@ -84,6 +84,16 @@ Tensor expand(const Tensor& x, const Shape& shape);
 Tensor cast(const Tensor& x, DType dtype);
 
 
+// --- reductions (kernels/{cpu,cuda}/reduce); accumulate in fp32 (fp64 for f64) ---
+Tensor reduce_all(ReduceOp op, const Tensor& x);  // 0-d result
+Tensor reduce_dim(ReduceOp op, const Tensor& x, int64_t dim, bool keepdim);
+// i64 indices of the first maximum; over all elements (0-d) or along dim.
+Tensor argmax_all(const Tensor& x);
+Tensor argmax_dim(const Tensor& x, int64_t dim, bool keepdim);
+// Zeros of `shape` with dy scattered to indices along dim (dy and indices have keepdim shape;
+// every index is in [0, shape[dim]), which the entry point checks).
+Tensor scatter_dim(const Tensor& dy, const Tensor& indices, const Shape& shape, int64_t dim);
+
 #include "kernels/backend_api.inc"
 
 }  // namespace ember::kernels

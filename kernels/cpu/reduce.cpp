@@ -112,20 +112,9 @@ void reduce_rows(const T* x, const DimSplit& s, const Store& store) {
   });
 }
 
-Shape reduced_shape(const Shape& shape, int64_t dim, bool keepdim) {
-  if (shape.dim() == 0) return shape;
-  std::vector<int64_t> sizes = shape.sizes();
-  if (keepdim) sizes[static_cast<size_t>(dim)] = 1;
-  else sizes.erase(sizes.begin() + dim);
-  return Shape(sizes);
-}
-
-TensorOptions like(const Tensor& x, DType dtype) { return TensorOptions().dtype(dtype).device(x.device()); }
-
 }  // namespace
 
-Tensor reduce_all(ReduceOp op, const Tensor& x) {
-  Tensor y = empty(Shape{}, like(x, x.dtype()));
+void reduce_all(ReduceOp op, const Tensor& x, const Tensor& y) {
   dispatch_floating("reduce_all", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
@@ -138,11 +127,9 @@ Tensor reduce_all(ReduceOp op, const Tensor& x) {
       out[0] = T(C(op == ReduceOp::mean ? sum / static_cast<double>(x.numel()) : sum));  // empty mean: 0/0 = nan
     }
   });
-  return y;
 }
 
-Tensor reduce_dim(ReduceOp op, const Tensor& x, int64_t dim, bool keepdim) {
-  Tensor y = empty(reduced_shape(x.shape(), dim, keepdim), like(x, x.dtype()));
+void reduce_dim(ReduceOp op, const Tensor& x, int64_t dim, const Tensor& y) {
   const DimSplit s = split_at_dim(x.shape(), dim);
   dispatch_floating("reduce_dim", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -155,33 +142,27 @@ Tensor reduce_dim(ReduceOp op, const Tensor& x, int64_t dim, bool keepdim) {
       reduce_rows<SumAcc>(x.data<T>(), s, [&](int64_t i, const SumAcc& a) { out[i] = T(C(a.sum / divisor)); });
     }
   });
-  return y;
 }
 
-Tensor argmax_all(const Tensor& x) {
-  Tensor y = empty(Shape{}, like(x, DType::i64));
+void argmax_all(const Tensor& x, const Tensor& y) {
   dispatch_dtype(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     y.data<int64_t>()[0] = reduce_flat<MaxAcc<compute_t<T>>>(x.data<T>(), x.numel()).index;
   });
-  return y;
 }
 
-Tensor argmax_dim(const Tensor& x, int64_t dim, bool keepdim) {
-  Tensor y = empty(reduced_shape(x.shape(), dim, keepdim), like(x, DType::i64));
+void argmax_dim(const Tensor& x, int64_t dim, const Tensor& y) {
   int64_t* out = y.data<int64_t>();
   dispatch_dtype(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     reduce_rows<MaxAcc<compute_t<T>>>(x.data<T>(), split_at_dim(x.shape(), dim),
                                       [&](int64_t i, const MaxAcc<compute_t<T>>& a) { out[i] = a.index; });
   });
-  return y;
 }
 
-Tensor scatter_dim(const Tensor& dy, const Tensor& indices, const Shape& shape, int64_t dim) {
-  const DimSplit s = split_at_dim(shape, dim);  // dy has s.outer * s.inner elements (checked by the entry point)
-  Tensor dx = empty(shape, like(dy, dy.dtype()));
-  if (dx.numel() > 0) std::memset(dx.data_ptr(), 0, dx.nbytes());  // all-zero bits are 0 in every dtype
+void scatter_dim(const Tensor& dy, const Tensor& indices, int64_t dim, const Tensor& dx) {
+  const DimSplit s = split_at_dim(dx.shape(), dim);  // dy has s.outer * s.inner elements (checked by the entry point)
+  std::memset(dx.data_ptr(), 0, dx.nbytes());  // all-zero bits are 0 in every dtype
   const int64_t* idx = indices.data<int64_t>();  // each in [0, s.n): checked by the entry point
   dispatch_dtype(dy.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -194,7 +175,6 @@ Tensor scatter_dim(const Tensor& dy, const Tensor& indices, const Shape& shape, 
       }
     });
   });
-  return dx;
 }
 
 }  // namespace ember::kernels::cpu

@@ -100,13 +100,6 @@ __global__ void scatter_dim_kernel(const D* dy, const int64_t* indices, D* out, 
 
 constexpr int64_t kMaxPartials = 1024;
 
-Shape reduced_shape(const Shape& shape, int64_t dim, bool keepdim) {
-  if (shape.dim() == 0) return shape;
-  std::vector<int64_t> sizes = shape.sizes();
-  if (keepdim) sizes[static_cast<size_t>(dim)] = 1;
-  else sizes.erase(sizes.begin() + dim);
-  return Shape(std::move(sizes));
-}
 
 // Two passes over row 0 of `lift` (n elements); finish(0, total) stores the result.
 template <class V, class Lift, class Combine, class Finish>
@@ -130,8 +123,7 @@ C reduce_identity(ReduceOp op) {
 
 }  // namespace
 
-Tensor reduce_all(ReduceOp op, const Tensor& x) {
-  Tensor out = empty(Shape{}, TensorOptions().dtype(x.dtype()).device(x.device()));
+void reduce_all(ReduceOp op, const Tensor& x, const Tensor& out) {
   const int64_t n = x.numel();
   const DimLayout layout{DimSplit{1, n, 1}};
   dispatch_floating("reduce", x.dtype(), [&](auto tag) {
@@ -143,11 +135,9 @@ Tensor reduce_all(ReduceOp op, const Tensor& x) {
     if (op == ReduceOp::max) reduce_everything("max", x.device(), n, lift, reduce_identity<C>(op), MaxCombine{}, finish);
     else reduce_everything("sum", x.device(), n, lift, reduce_identity<C>(op), SumCombine{}, finish);
   });
-  return out;
 }
 
-Tensor reduce_dim(ReduceOp op, const Tensor& x, int64_t dim, bool keepdim) {
-  Tensor out = empty(reduced_shape(x.shape(), dim, keepdim), TensorOptions().dtype(x.dtype()).device(x.device()));
+void reduce_dim(ReduceOp op, const Tensor& x, int64_t dim, const Tensor& out) {
   const DimLayout layout{split_at_dim(x.shape(), dim)};
   const int64_t rows = layout.s.outer * layout.s.inner;
   dispatch_floating("reduce", x.dtype(), [&](auto tag) {
@@ -162,11 +152,9 @@ Tensor reduce_dim(ReduceOp op, const Tensor& x, int64_t dim, bool keepdim) {
     else
       launch_reduce_rows("sum", rows, layout.s.n, contiguous, lift, reduce_identity<C>(op), SumCombine{}, finish);
   });
-  return out;
 }
 
-Tensor argmax_all(const Tensor& x) {
-  Tensor out = empty(Shape{}, TensorOptions(kInt64).device(x.device()));
+void argmax_all(const Tensor& x, const Tensor& out) {
   const int64_t n = x.numel();
   dispatch_dtype(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -174,11 +162,9 @@ Tensor argmax_all(const Tensor& x) {
     reduce_everything("argmax", x.device(), n, ArgMaxLift<device_t<T>, C>{device_data<T>(x), DimLayout{DimSplit{1, n, 1}}},
                       ArgMaxPair<C>{C(0), -1}, ArgMaxCombine{}, StoreIndex<C>{out.data<int64_t>()});
   });
-  return out;
 }
 
-Tensor argmax_dim(const Tensor& x, int64_t dim, bool keepdim) {
-  Tensor out = empty(reduced_shape(x.shape(), dim, keepdim), TensorOptions(kInt64).device(x.device()));
+void argmax_dim(const Tensor& x, int64_t dim, const Tensor& out) {
   const DimLayout layout{split_at_dim(x.shape(), dim)};
   dispatch_dtype(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -187,20 +173,16 @@ Tensor argmax_dim(const Tensor& x, int64_t dim, bool keepdim) {
                        ArgMaxLift<device_t<T>, C>{device_data<T>(x), layout}, ArgMaxPair<C>{C(0), -1},
                        ArgMaxCombine{}, StoreIndex<C>{out.data<int64_t>()});
   });
-  return out;
 }
 
-Tensor scatter_dim(const Tensor& dy, const Tensor& indices, const Shape& shape, int64_t dim) {
-  Tensor out = empty(shape, TensorOptions().dtype(dy.dtype()).device(dy.device()));
-  if (out.numel() == 0) return out;
+void scatter_dim(const Tensor& dy, const Tensor& indices, int64_t dim, const Tensor& out) {
   EMBER_CUDA_CHECK(cudaMemsetAsync(out.data_ptr(), 0, out.nbytes(), current_stream()));  // 0 bits: 0 in every dtype
-  const DimSplit split = split_at_dim(shape, dim);
+  const DimSplit split = split_at_dim(out.shape(), dim);
   dispatch_dtype(dy.dtype(), [&](auto tag) {
     using T = decltype(tag);
     launch_1d("scatter_dim", dy.numel(), scatter_dim_kernel<device_t<T>>, device_data<T>(dy),
               indices.data<int64_t>(), device_data<T>(out), dy.numel(), split.n, split.inner);
   });
-  return out;
 }
 
 }  // namespace ember::kernels::cuda

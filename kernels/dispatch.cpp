@@ -2,6 +2,7 @@
 // owns the tensor's device. The backends implement kernels/backend_api.inc and
 // kernels/backend_into.inc; for the latter the entry point allocates the outputs first.
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -314,36 +315,60 @@ Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1) {
   check_defined(x, "transpose", "x");
   dim0 = x.shape().wrap_dim(dim0, "transpose");
   dim1 = x.shape().wrap_dim(dim1, "transpose");
+  const int64_t d0 = std::min(dim0, dim1), d1 = std::max(dim0, dim1);
   OpNameScope scope("transpose");
-  return EMBER_BACKEND(x.device(), transpose, x, dim0, dim1);
+  Tensor y = empty(x.shape().transposed(d0, d1), TensorOptions(x.dtype()).device(x.device()));
+  if (y.numel() == 0) return y;
+  if (d0 == d1) {
+    copy_(y, x);
+    return y;
+  }
+  TransposeLayout t;
+  for (int64_t d = 0; d < d0; ++d) t.outer *= x.size(d);
+  for (int64_t d = d0 + 1; d < d1; ++d) t.mid *= x.size(d);
+  for (int64_t d = d1 + 1; d < x.dim(); ++d) t.inner *= x.size(d);
+  t.a = x.size(d0);
+  t.b = x.size(d1);
+  EMBER_BACKEND(x.device(), transpose, x, t, y);
+  return y;
 }
 
 Tensor softmax(const Tensor& x, int64_t dim) {
   check_floating(x, "softmax");
   dim = x.shape().wrap_dim(dim, "softmax");
   OpNameScope scope("softmax");
-  return EMBER_BACKEND(x.device(), softmax, x, dim);
+  Tensor y = empty_like(x);
+  if (y.numel() > 0) EMBER_BACKEND(x.device(), softmax, x, dim, y);
+  return y;
 }
 
 Tensor log_softmax(const Tensor& x, int64_t dim) {
   check_floating(x, "log_softmax");
   dim = x.shape().wrap_dim(dim, "log_softmax");
   OpNameScope scope("log_softmax");
-  return EMBER_BACKEND(x.device(), log_softmax, x, dim);
+  Tensor y = empty_like(x);
+  if (y.numel() > 0) EMBER_BACKEND(x.device(), log_softmax, x, dim, y);
+  return y;
 }
 
 Tensor softmax_backward(const Tensor& y, const Tensor& dy, int64_t dim) {
   check_same_shape(y, dy, "softmax_backward");
   check_compatible(y, dy, "softmax_backward");
+  dim = y.shape().wrap_dim(dim, "softmax_backward");
   OpNameScope scope("softmax_backward");
-  return EMBER_BACKEND(y.device(), softmax_backward, y, dy, y.shape().wrap_dim(dim, "softmax_backward"));
+  Tensor dx = empty_like(y);
+  if (dx.numel() > 0) EMBER_BACKEND(y.device(), softmax_backward, y, dy, dim, dx);
+  return dx;
 }
 
 Tensor log_softmax_backward(const Tensor& y, const Tensor& dy, int64_t dim) {
   check_same_shape(y, dy, "log_softmax_backward");
   check_compatible(y, dy, "log_softmax_backward");
+  dim = y.shape().wrap_dim(dim, "log_softmax_backward");
   OpNameScope scope("log_softmax_backward");
-  return EMBER_BACKEND(y.device(), log_softmax_backward, y, dy, y.shape().wrap_dim(dim, "log_softmax_backward"));
+  Tensor dx = empty_like(y);
+  if (dx.numel() > 0) EMBER_BACKEND(y.device(), log_softmax_backward, y, dy, dim, dx);
+  return dx;
 }
 
 Tensor cross_entropy(const Tensor& logits, const Tensor& labels, Tensor* log_probs) {
@@ -356,7 +381,11 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& labels, Tensor* log_pro
   EMBER_CHECK(logits.size(0) > 0, "cross_entropy: empty batch " << logits.shape());
   check_label_range(labels, logits.size(1), "cross_entropy");
   OpNameScope scope("cross_entropy");
-  return EMBER_BACKEND(logits.device(), cross_entropy, logits, labels, log_probs);
+  Tensor lp = empty_like(logits);
+  Tensor loss = empty(Shape{}, TensorOptions(cross_entropy_loss_dtype(logits.dtype())).device(logits.device()));
+  EMBER_BACKEND(logits.device(), cross_entropy, logits, labels, lp, loss);  // N > 0 was checked
+  if (log_probs != nullptr) *log_probs = lp;
+  return loss;
 }
 
 Tensor cross_entropy_backward(const Tensor& log_probs, const Tensor& labels, const Tensor& dloss) {
@@ -370,7 +399,9 @@ Tensor cross_entropy_backward(const Tensor& log_probs, const Tensor& labels, con
   // Checked again: the backend indexes with them, and the labels need not be the forward's.
   check_label_range(labels, log_probs.size(1), "cross_entropy_backward");
   OpNameScope scope("cross_entropy_backward");
-  return EMBER_BACKEND(log_probs.device(), cross_entropy_backward, log_probs, labels, dloss);
+  Tensor dlogits = empty_like(log_probs);
+  if (dlogits.numel() > 0) EMBER_BACKEND(log_probs.device(), cross_entropy_backward, log_probs, labels, dloss, dlogits);
+  return dlogits;
 }
 
 void sgd_step_(const Tensor& param, const Tensor& grad, const Tensor& momentum_buffer, const SgdOptions& options,

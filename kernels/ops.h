@@ -53,6 +53,12 @@ struct AdamOptions {
 // with fp16 logits the loss and its gradient seed stay in fp32, as mixed precision needs.
 inline DType cross_entropy_loss_dtype(DType logits) { return logits == DType::f64 ? DType::f64 : DType::f32; }
 
+// transpose's view of x: [outer, a, mid, b, inner], swapping the a and b dims (entry point
+// computes it once; the backends only move bytes).
+struct TransposeLayout {
+  int64_t outer = 1, a = 1, mid = 1, b = 1, inner = 1;
+};
+
 // The first element of an index or label tensor that is outside its range (find_out_of_range):
 // its flat position and value; position -1 when every element is in range.
 struct OutOfRange {
@@ -93,6 +99,21 @@ Tensor argmax_dim(const Tensor& x, int64_t dim, bool keepdim);
 // Zeros of `shape` with dy scattered to indices along dim (dy and indices have keepdim shape;
 // every index is in [0, shape[dim]), which the entry point checks).
 Tensor scatter_dim(const Tensor& dy, const Tensor& indices, const Shape& shape, int64_t dim);
+
+// --- softmax family (kernels/{cpu,cuda}/softmax); numerically stable, along dim ---
+Tensor softmax(const Tensor& x, int64_t dim);
+Tensor log_softmax(const Tensor& x, int64_t dim);
+Tensor softmax_backward(const Tensor& y, const Tensor& dy, int64_t dim);
+Tensor log_softmax_backward(const Tensor& y, const Tensor& dy, int64_t dim);
+// Mean cross entropy of logits [N, C] against i64 labels [N] (0 <= label < C; the entry points of
+// the forward and the backward both check it).
+// Returns the 0-d loss (dtype: cross_entropy_loss_dtype) and writes log_softmax(logits) to *log_probs.
+Tensor cross_entropy(const Tensor& logits, const Tensor& labels, Tensor* log_probs);
+// dlogits = (softmax - onehot(labels)) * dloss / N
+Tensor cross_entropy_backward(const Tensor& log_probs, const Tensor& labels, const Tensor& dloss);
+
+// y = x with dims dim0 and dim1 swapped, materialised (any dtype).
+Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1);
 
 #include "kernels/backend_api.inc"
 

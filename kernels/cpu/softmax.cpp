@@ -50,9 +50,7 @@ C write_log_softmax_row(const T* row, T* dst, int64_t n, int64_t stride, const R
 }
 
 template <bool kLog>
-Tensor softmax_forward(const Tensor& x, int64_t dim, const char* op) {
-  Tensor y = empty_like(x);
-  if (x.numel() == 0) return y;
+void softmax_forward(const Tensor& x, int64_t dim, const char* op, const Tensor& y) {
   const DimSplit s = split_at_dim(x.shape(), dim);
   dispatch_floating(op, x.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -69,15 +67,12 @@ Tensor softmax_forward(const Tensor& x, int64_t dim, const char* op) {
       }
     });
   });
-  return y;
 }
 
 // dx from y and dy, one row at a time: the row reduction is sum(dy * y) for
 // softmax and sum(dy) for log_softmax.
 template <bool kLog>
-Tensor softmax_backward_rows(const Tensor& y, const Tensor& dy, int64_t dim, const char* op) {
-  Tensor dx = empty_like(y);
-  if (y.numel() == 0) return dx;
+void softmax_backward_rows(const Tensor& y, const Tensor& dy, int64_t dim, const char* op, const Tensor& dx) {
   const DimSplit s = split_at_dim(y.shape(), dim);
   dispatch_floating(op, y.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -92,24 +87,22 @@ Tensor softmax_backward_rows(const Tensor& y, const Tensor& dy, int64_t dim, con
         out[at] = T(kLog ? log_softmax_grad(C(ys[at]), C(dys[at]), acc) : softmax_grad(C(ys[at]), C(dys[at]), acc));
     });
   });
-  return dx;
 }
 
 }  // namespace
 
-Tensor softmax(const Tensor& x, int64_t dim) { return softmax_forward<false>(x, dim, "softmax"); }
-Tensor log_softmax(const Tensor& x, int64_t dim) { return softmax_forward<true>(x, dim, "log_softmax"); }
+void softmax(const Tensor& x, int64_t dim, const Tensor& y) { softmax_forward<false>(x, dim, "softmax", y); }
+void log_softmax(const Tensor& x, int64_t dim, const Tensor& y) { softmax_forward<true>(x, dim, "log_softmax", y); }
 
-Tensor softmax_backward(const Tensor& y, const Tensor& dy, int64_t dim) {
-  return softmax_backward_rows<false>(y, dy, dim, "softmax_backward");
+void softmax_backward(const Tensor& y, const Tensor& dy, int64_t dim, const Tensor& dx) {
+  softmax_backward_rows<false>(y, dy, dim, "softmax_backward", dx);
 }
-Tensor log_softmax_backward(const Tensor& y, const Tensor& dy, int64_t dim) {
-  return softmax_backward_rows<true>(y, dy, dim, "log_softmax_backward");
+void log_softmax_backward(const Tensor& y, const Tensor& dy, int64_t dim, const Tensor& dx) {
+  softmax_backward_rows<true>(y, dy, dim, "log_softmax_backward", dx);
 }
 
-Tensor cross_entropy(const Tensor& logits, const Tensor& labels, Tensor* log_probs) {
+void cross_entropy(const Tensor& logits, const Tensor& labels, const Tensor& lp, const Tensor& loss) {
   const int64_t samples = logits.size(0), classes = logits.size(1);
-  Tensor lp = empty_like(logits);
   std::vector<double> sample_loss(static_cast<size_t>(samples));
   dispatch_floating("cross_entropy", logits.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -127,22 +120,18 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& labels, Tensor* log_pro
   });
   double total = 0.0;
   for (double l : sample_loss) total += l;  // in sample order: deterministic
-  Tensor loss = empty(Shape{}, TensorOptions().dtype(cross_entropy_loss_dtype(logits.dtype())).device(logits.device()));
   if (loss.dtype() == DType::f64)
     loss.data<double>()[0] = total / static_cast<double>(samples);
   else
     loss.data<float>()[0] = static_cast<float>(total / static_cast<double>(samples));
-  if (log_probs != nullptr) *log_probs = lp;
-  return loss;
 }
 
-Tensor cross_entropy_backward(const Tensor& log_probs, const Tensor& labels, const Tensor& dloss) {
+void cross_entropy_backward(const Tensor& log_probs, const Tensor& labels, const Tensor& dloss, const Tensor& dlogits) {
   const int64_t samples = log_probs.size(0), classes = log_probs.size(1);
   const double dl = dispatch_floating("cross_entropy_backward", dloss.dtype(), [&](auto tag) {
     using T = decltype(tag);
     return static_cast<double>(compute_t<T>(dloss.data<T>()[0]));
   });
-  Tensor dlogits = empty_like(log_probs);
   dispatch_floating("cross_entropy_backward", log_probs.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
@@ -155,7 +144,6 @@ Tensor cross_entropy_backward(const Tensor& log_probs, const Tensor& labels, con
         out[i] = T(cross_entropy_grad(C(lp[i]), i % classes == label[i / classes], scale));
     });
   });
-  return dlogits;
 }
 
 }  // namespace ember::kernels::cpu

@@ -60,25 +60,13 @@ void transpose_runs(const T* in, T* out, int64_t outer, int64_t a, int64_t mid, 
 
 }  // namespace
 
-Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1) {
-  const int64_t d0 = std::min(dim0, dim1), d1 = std::max(dim0, dim1);
-  Tensor y = empty(x.shape().transposed(d0, d1), TensorOptions().dtype(x.dtype()).device(x.device()));
-  if (x.numel() == 0) return y;
-  if (d0 == d1) {
-    copy_(y, x);
-    return y;
-  }
-  int64_t outer = 1, mid = 1, inner = 1;
-  for (int64_t d = 0; d < d0; ++d) outer *= x.size(d);
-  for (int64_t d = d0 + 1; d < d1; ++d) mid *= x.size(d);
-  for (int64_t d = d1 + 1; d < x.dim(); ++d) inner *= x.size(d);
-  const int64_t a = x.size(d0), b = x.size(d1);
+void transpose(const Tensor& x, const TransposeLayout& t, const Tensor& y) {
+  const int64_t outer = t.outer, a = t.a, mid = t.mid, b = t.b, inner = t.inner;
   dispatch_dtype(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if (mid == 1 && inner == 1) transpose_matrices(x.data<T>(), y.data<T>(), outer, a, b);
     else transpose_runs(x.data<T>(), y.data<T>(), outer, a, mid, b, inner);
   });
-  return y;
 }
 
 }  // namespace ember::kernels::cpu

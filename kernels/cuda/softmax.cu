@@ -186,9 +186,7 @@ void launch_rows(const char* name, const DimSplit& s, void (*by_block)(Params...
 }
 
 template <bool kLog>
-Tensor softmax_forward(const Tensor& x, int64_t dim, const char* op) {
-  Tensor y = empty_like(x);
-  if (x.numel() == 0) return y;
+void softmax_forward(const Tensor& x, int64_t dim, const char* op, const Tensor& y) {
   const DimSplit s = split_at_dim(x.shape(), dim);
   dispatch_floating(op, x.dtype(), [&](auto tag) {
     using S = decltype(tag);
@@ -196,13 +194,10 @@ Tensor softmax_forward(const Tensor& x, int64_t dim, const char* op) {
     launch_rows(op, s, softmax_block_kernel<kLog, T>, softmax_thread_kernel<kLog, T>,
                 static_cast<const T*>(device_data<S>(x)), device_data<S>(y), s.outer * s.inner, s.n, s.inner);
   });
-  return y;
 }
 
 template <bool kLog>
-Tensor softmax_backward_rows(const Tensor& y, const Tensor& dy, int64_t dim, const char* op) {
-  Tensor dx = empty_like(y);
-  if (y.numel() == 0) return dx;
+void softmax_backward_rows(const Tensor& y, const Tensor& dy, int64_t dim, const char* op, const Tensor& dx) {
   const DimSplit s = split_at_dim(y.shape(), dim);
   dispatch_floating(op, y.dtype(), [&](auto tag) {
     using S = decltype(tag);
@@ -211,26 +206,23 @@ Tensor softmax_backward_rows(const Tensor& y, const Tensor& dy, int64_t dim, con
                 static_cast<const T*>(device_data<S>(y)), static_cast<const T*>(device_data<S>(dy)),
                 device_data<S>(dx), s.outer * s.inner, s.n, s.inner);
   });
-  return dx;
 }
 
 }  // namespace
 
-Tensor softmax(const Tensor& x, int64_t dim) { return softmax_forward<false>(x, dim, "softmax"); }
-Tensor log_softmax(const Tensor& x, int64_t dim) { return softmax_forward<true>(x, dim, "log_softmax"); }
+void softmax(const Tensor& x, int64_t dim, const Tensor& y) { softmax_forward<false>(x, dim, "softmax", y); }
+void log_softmax(const Tensor& x, int64_t dim, const Tensor& y) { softmax_forward<true>(x, dim, "log_softmax", y); }
 
-Tensor softmax_backward(const Tensor& y, const Tensor& dy, int64_t dim) {
-  return softmax_backward_rows<false>(y, dy, dim, "softmax_backward");
+void softmax_backward(const Tensor& y, const Tensor& dy, int64_t dim, const Tensor& dx) {
+  softmax_backward_rows<false>(y, dy, dim, "softmax_backward", dx);
 }
-Tensor log_softmax_backward(const Tensor& y, const Tensor& dy, int64_t dim) {
-  return softmax_backward_rows<true>(y, dy, dim, "log_softmax_backward");
+void log_softmax_backward(const Tensor& y, const Tensor& dy, int64_t dim, const Tensor& dx) {
+  softmax_backward_rows<true>(y, dy, dim, "log_softmax_backward", dx);
 }
 
-Tensor cross_entropy(const Tensor& logits, const Tensor& labels, Tensor* log_probs) {
+void cross_entropy(const Tensor& logits, const Tensor& labels, const Tensor& lp, const Tensor& loss) {
   const int64_t samples = logits.size(0), classes = logits.size(1);
-  Tensor lp = empty_like(logits);
   Tensor sample_loss = empty(Shape{samples}, TensorOptions().dtype(DType::f64).device(logits.device()));
-  Tensor loss = empty(Shape{}, TensorOptions().dtype(cross_entropy_loss_dtype(logits.dtype())).device(logits.device()));
   dispatch_floating("cross_entropy", logits.dtype(), [&](auto tag) {
     using S = decltype(tag);
     using T = device_t<S>;
@@ -246,13 +238,10 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& labels, Tensor* log_pro
     mean_loss_kernel<<<1, kThreadsPerBlock, 0, current_stream()>>>(device_data<double>(sample_loss), samples,
                                                                     device_data<float>(loss));
   EMBER_CUDA_CHECK_LAUNCH("cross_entropy");
-  if (log_probs != nullptr) *log_probs = lp;
-  return loss;
 }
 
-Tensor cross_entropy_backward(const Tensor& log_probs, const Tensor& labels, const Tensor& dloss) {
+void cross_entropy_backward(const Tensor& log_probs, const Tensor& labels, const Tensor& dloss, const Tensor& dlogits) {
   const int64_t classes = log_probs.size(1);
-  Tensor dlogits = empty_like(log_probs);
   dispatch_floating("cross_entropy_backward", log_probs.dtype(), [&](auto tag) {
     using S = decltype(tag);
     using T = device_t<S>;
@@ -264,7 +253,6 @@ Tensor cross_entropy_backward(const Tensor& log_probs, const Tensor& labels, con
                 classes);
     });
   });
-  return dlogits;
 }
 
 }  // namespace ember::kernels::cuda

@@ -90,19 +90,8 @@ void launch_transpose(const void* in, void* out, int64_t total, int64_t outer, i
 
 }  // namespace
 
-Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1) {
-  const int64_t d0 = std::min(dim0, dim1), d1 = std::max(dim0, dim1);
-  Tensor y = empty(x.shape().transposed(d0, d1), TensorOptions().dtype(x.dtype()).device(x.device()));
-  if (x.numel() == 0) return y;
-  if (d0 == d1) {
-    EMBER_CUDA_CHECK(cudaMemcpyAsync(y.data_ptr(), x.data_ptr(), x.nbytes(), cudaMemcpyDeviceToDevice, current_stream()));
-    return y;
-  }
-  int64_t outer = 1, mid = 1, inner = 1;
-  for (int64_t d = 0; d < d0; ++d) outer *= x.size(d);
-  for (int64_t d = d0 + 1; d < d1; ++d) mid *= x.size(d);
-  for (int64_t d = d1 + 1; d < x.dim(); ++d) inner *= x.size(d);
-  const int64_t a = x.size(d0), b = x.size(d1);
+void transpose(const Tensor& x, const TransposeLayout& t, const Tensor& y) {
+  const int64_t outer = t.outer, a = t.a, mid = t.mid, b = t.b, inner = t.inner;
   switch (x.element_size()) {
     case 1: launch_transpose<uint8_t>(x.data_ptr(), y.data_ptr(), x.numel(), outer, a, mid, b, inner); break;
     case 2: launch_transpose<uint16_t>(x.data_ptr(), y.data_ptr(), x.numel(), outer, a, mid, b, inner); break;
@@ -110,7 +99,6 @@ Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1) {
     case 8: launch_transpose<uint64_t>(x.data_ptr(), y.data_ptr(), x.numel(), outer, a, mid, b, inner); break;
     default: EMBER_THROW("transpose: unsupported element size " << x.element_size() << " of " << x.dtype());
   }
-  return y;
 }
 
 }  // namespace ember::kernels::cuda

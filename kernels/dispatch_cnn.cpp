@@ -79,9 +79,11 @@ Tensor conv2d_backward_bias(const Tensor& dy) {
 Tensor max_pool2d(const Tensor& x, const Pool2dArgs& args) {
   check_defined(x, "max_pool2d", "x");
   check_floating(x, "max_pool2d");
-  pool2d_geometry(x.shape(), args, "max_pool2d");
+  const Conv2dGeometry g = pool2d_geometry(x.shape(), args, "max_pool2d");
   OpNameScope scope("max_pool2d");
-  return EMBER_BACKEND(x.device(), max_pool2d, x, args);
+  Tensor y = empty(conv_output_shape(g), TensorOptions(x.dtype()).device(x.device()));
+  if (y.numel() > 0) EMBER_BACKEND(x.device(), max_pool2d, x, g, y);
+  return y;
 }
 
 Tensor max_pool2d_backward(const Tensor& dy, const Tensor& x, const Pool2dArgs& args) {
@@ -91,15 +93,19 @@ Tensor max_pool2d_backward(const Tensor& dy, const Tensor& x, const Pool2dArgs& 
   check_grad_shape(dy, conv_output_shape(g), "max_pool2d_backward");
   check_compatible(dy, x, "max_pool2d_backward");
   OpNameScope scope("max_pool2d_backward");
-  return EMBER_BACKEND(dy.device(), max_pool2d_backward, dy, x, args);
+  Tensor dx = empty(x.shape(), TensorOptions(dy.dtype()).device(dy.device()));
+  if (dx.numel() > 0) EMBER_BACKEND(dy.device(), max_pool2d_backward, dy, x, g, dx);  // zeros dx itself
+  return dx;
 }
 
 Tensor avg_pool2d(const Tensor& x, const Pool2dArgs& args) {
   check_defined(x, "avg_pool2d", "x");
   check_floating(x, "avg_pool2d");
-  pool2d_geometry(x.shape(), args, "avg_pool2d");
+  const Conv2dGeometry g = pool2d_geometry(x.shape(), args, "avg_pool2d");
   OpNameScope scope("avg_pool2d");
-  return EMBER_BACKEND(x.device(), avg_pool2d, x, args);
+  Tensor y = empty(conv_output_shape(g), TensorOptions(x.dtype()).device(x.device()));
+  if (y.numel() > 0) EMBER_BACKEND(x.device(), avg_pool2d, x, g, y);
+  return y;
 }
 
 Tensor avg_pool2d_backward(const Tensor& dy, const Shape& x_shape, const Pool2dArgs& args) {
@@ -107,7 +113,9 @@ Tensor avg_pool2d_backward(const Tensor& dy, const Shape& x_shape, const Pool2dA
   check_grad_shape(dy, conv_output_shape(g), "avg_pool2d_backward");
   check_floating(dy, "avg_pool2d_backward");
   OpNameScope scope("avg_pool2d_backward");
-  return EMBER_BACKEND(dy.device(), avg_pool2d_backward, dy, x_shape, args);
+  Tensor dx = empty(x_shape, TensorOptions(dy.dtype()).device(dy.device()));
+  if (dx.numel() > 0) EMBER_BACKEND(dy.device(), avg_pool2d_backward, dy, g, dx);
+  return dx;
 }
 
 void batch_norm_stats(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, double momentum,

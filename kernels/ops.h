@@ -115,6 +115,17 @@ Tensor cross_entropy_backward(const Tensor& log_probs, const Tensor& labels, con
 // y = x with dims dim0 and dim1 swapped, materialised (any dtype).
 Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1);
 
+// --- pooling on NCHW tensors (kernels/{cpu,cuda}/pool2d); window math: kernels/pool_math.h ---
+// Max pooling: y only, no indices (the first maximum of each window wins, NaN included:
+// kernels/pool_math.h).
+Tensor max_pool2d(const Tensor& x, const Pool2dArgs& args);
+// dx [x's shape]: zeros with each dy added at its window's argmax, recomputed from x with
+// kernels/pool_math.h's pool_argmax (so it is the element forward picked). Deterministic.
+Tensor max_pool2d_backward(const Tensor& dy, const Tensor& x, const Pool2dArgs& args);
+// Average pooling with count_include_pad=true (PyTorch's default divisor).
+Tensor avg_pool2d(const Tensor& x, const Pool2dArgs& args);
+Tensor avg_pool2d_backward(const Tensor& dy, const Shape& x_shape, const Pool2dArgs& args);
+
 #include "kernels/backend_api.inc"
 
 }  // namespace ember::kernels

@@ -22,7 +22,6 @@ namespace {
 // Planes per task: enough work per thread that small pools run inline.
 int64_t plane_grain(int64_t plane_work) { return std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, plane_work)); }
 
-Shape pooled_shape(const Conv2dGeometry& g) { return Shape{g.batch, g.in_channels, g.out_h, g.out_w}; }
 
 // The argmax of every window of output row oh of one plane (kernels/pool_math.h). Outputs whose
 // window lies inside the plane's columns take a fixed-size form when the window is 2x2 (nearly
@@ -62,9 +61,7 @@ class RowArgmax {
 
 }  // namespace
 
-Tensor max_pool2d(const Tensor& x, const Pool2dArgs& args) {
-  const Conv2dGeometry g = pool2d_geometry(x.shape(), args, "max_pool2d");
-  Tensor y = empty(pooled_shape(g), TensorOptions().dtype(x.dtype()).device(x.device()));
+void max_pool2d(const Tensor& x, const Conv2dGeometry& g, const Tensor& y) {
   const int64_t planes = g.batch * g.in_channels, in_plane = g.in_plane(), out_plane = g.out_h * g.out_w;
   dispatch_floating("max_pool2d", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -79,12 +76,9 @@ Tensor max_pool2d(const Tensor& x, const Pool2dArgs& args) {
         }
     });
   });
-  return y;
 }
 
-Tensor max_pool2d_backward(const Tensor& dy, const Tensor& x, const Pool2dArgs& args) {
-  const Conv2dGeometry g = pool2d_geometry(x.shape(), args, "max_pool2d_backward");
-  Tensor dx = empty(x.shape(), TensorOptions().dtype(dy.dtype()).device(dy.device()));
+void max_pool2d_backward(const Tensor& dy, const Tensor& x, const Conv2dGeometry& g, const Tensor& dx) {
   const int64_t planes = g.batch * g.in_channels, in_plane = g.in_plane(), out_plane = g.out_h * g.out_w;
   dispatch_floating("max_pool2d_backward", dy.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -108,12 +102,9 @@ Tensor max_pool2d_backward(const Tensor& dy, const Tensor& x, const Pool2dArgs& 
       }
     });
   });
-  return dx;
 }
 
-Tensor avg_pool2d(const Tensor& x, const Pool2dArgs& args) {
-  const Conv2dGeometry g = pool2d_geometry(x.shape(), args, "avg_pool2d");
-  Tensor y = empty(pooled_shape(g), TensorOptions().dtype(x.dtype()).device(x.device()));
+void avg_pool2d(const Tensor& x, const Conv2dGeometry& g, const Tensor& y) {
   const int64_t planes = g.batch * g.in_channels, in_plane = g.in_plane(), out_plane = g.out_h * g.out_w;
   dispatch_floating("avg_pool2d", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -136,12 +127,9 @@ Tensor avg_pool2d(const Tensor& x, const Pool2dArgs& args) {
       }
     });
   });
-  return y;
 }
 
-Tensor avg_pool2d_backward(const Tensor& dy, const Shape& x_shape, const Pool2dArgs& args) {
-  const Conv2dGeometry g = pool2d_geometry(x_shape, args, "avg_pool2d_backward");
-  Tensor dx = empty(x_shape, TensorOptions().dtype(dy.dtype()).device(dy.device()));
+void avg_pool2d_backward(const Tensor& dy, const Conv2dGeometry& g, const Tensor& dx) {
   const int64_t planes = g.batch * g.in_channels, in_plane = g.in_plane(), out_plane = g.out_h * g.out_w;
   dispatch_floating("avg_pool2d_backward", dy.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -164,7 +152,6 @@ Tensor avg_pool2d_backward(const Tensor& dy, const Shape& x_shape, const Pool2dA
       }
     });
   });
-  return dx;
 }
 
 }  // namespace ember::kernels::cpu

@@ -111,52 +111,39 @@ __global__ void avg_pool2d_backward_kernel(Conv2dGeometry g, const D* dy, D* dx,
 
 namespace {
 
-Shape pooled_shape(const Conv2dGeometry& g) { return Shape{g.batch, g.in_channels, g.out_h, g.out_w}; }
 
 }  // namespace
 
-Tensor max_pool2d(const Tensor& x, const Pool2dArgs& args) {
-  const Conv2dGeometry g = pool2d_geometry(x.shape(), args, "max_pool2d");
-  Tensor y = empty(pooled_shape(g), TensorOptions().dtype(x.dtype()).device(x.device()));
+void max_pool2d(const Tensor& x, const Conv2dGeometry& g, const Tensor& y) {
   dispatch_floating("max_pool2d", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     launch_1d("max_pool2d", y.numel(), max_pool2d_kernel<device_t<T>, compute_t<T>>, g, device_data<T>(x),
               device_data<T>(y), y.numel());
   });
-  return y;
 }
 
-Tensor max_pool2d_backward(const Tensor& dy, const Tensor& x, const Pool2dArgs& args) {
-  const Conv2dGeometry g = pool2d_geometry(x.shape(), args, "max_pool2d_backward");
-  Tensor dx = empty(x.shape(), TensorOptions().dtype(dy.dtype()).device(dy.device()));
+void max_pool2d_backward(const Tensor& dy, const Tensor& x, const Conv2dGeometry& g, const Tensor& dx) {
   dispatch_floating("max_pool2d_backward", dy.dtype(), [&](auto tag) {
     using T = decltype(tag);
     launch_1d("max_pool2d_backward", dx.numel(), max_pool2d_backward_kernel<device_t<T>, compute_t<T>>, g,
               device_data<T>(x), device_data<T>(dy), device_data<T>(dx), dx.numel());
   });
-  return dx;
 }
 
-Tensor avg_pool2d(const Tensor& x, const Pool2dArgs& args) {
-  const Conv2dGeometry g = pool2d_geometry(x.shape(), args, "avg_pool2d");
-  Tensor y = empty(pooled_shape(g), TensorOptions().dtype(x.dtype()).device(x.device()));
+void avg_pool2d(const Tensor& x, const Conv2dGeometry& g, const Tensor& y) {
   dispatch_floating("avg_pool2d", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     launch_1d("avg_pool2d", y.numel(), avg_pool2d_kernel<device_t<T>, compute_t<T>>, g, device_data<T>(x),
               device_data<T>(y), y.numel());
   });
-  return y;
 }
 
-Tensor avg_pool2d_backward(const Tensor& dy, const Shape& x_shape, const Pool2dArgs& args) {
-  const Conv2dGeometry g = pool2d_geometry(x_shape, args, "avg_pool2d_backward");
-  Tensor dx = empty(x_shape, TensorOptions().dtype(dy.dtype()).device(dy.device()));
+void avg_pool2d_backward(const Tensor& dy, const Conv2dGeometry& g, const Tensor& dx) {
   dispatch_floating("avg_pool2d_backward", dy.dtype(), [&](auto tag) {
     using T = decltype(tag);
     launch_1d("avg_pool2d_backward", dx.numel(), avg_pool2d_backward_kernel<device_t<T>, compute_t<T>>, g,
               device_data<T>(dy), device_data<T>(dx), dx.numel());
   });
-  return dx;
 }
 
 }  // namespace ember::kernels::cuda

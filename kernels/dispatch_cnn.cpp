@@ -143,7 +143,9 @@ Tensor batch_norm_apply(const Tensor& x, const Tensor& mean, const Tensor& invst
   check_channel_vector(weight, x, channels, "batch_norm", "weight");
   check_channel_vector(bias, x, channels, "batch_norm", "bias");
   OpNameScope scope("batch_norm");
-  return EMBER_BACKEND(x.device(), batch_norm_apply, x, mean, invstd, weight, bias);
+  Tensor y = empty_like(x);
+  if (y.numel() > 0) EMBER_BACKEND(x.device(), batch_norm_apply, x, mean, invstd, weight, bias, y);
+  return y;
 }
 
 void batch_norm_backward(const Tensor& x, const Tensor& dy, const Tensor& mean, const Tensor& invstd,
@@ -166,7 +168,9 @@ Tensor dropout(const Tensor& x, double p, GeneratorState state) {
   check_floating(x, "dropout");
   EMBER_CHECK(p >= 0.0 && p <= 1.0, "dropout: probability must be in [0, 1], got " << p << " for " << x.shape());
   OpNameScope scope("dropout");
-  return EMBER_BACKEND(x.device(), dropout, x, p, state);
+  Tensor y = empty_like(x);
+  if (y.numel() > 0) EMBER_BACKEND(x.device(), dropout, x, p, state, y);
+  return y;
 }
 
 }  // namespace ember::kernels

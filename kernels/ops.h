@@ -126,6 +126,15 @@ Tensor max_pool2d_backward(const Tensor& dy, const Tensor& x, const Pool2dArgs& 
 Tensor avg_pool2d(const Tensor& x, const Pool2dArgs& args);
 Tensor avg_pool2d_backward(const Tensor& dy, const Shape& x_shape, const Pool2dArgs& args);
 
+// --- batch norm's apply and dropout (kernels/{cpu,cuda}/batch_norm, dropout) ---
+// y = (x - mean) * invstd * weight + bias per channel; weight and bias may be undefined (1 and 0).
+Tensor batch_norm_apply(const Tensor& x, const Tensor& mean, const Tensor& invstd, const Tensor& weight,
+                        const Tensor& bias);
+// y = x * keep(i) / (1 - p), keep from Philox at `state` (kernels/dropout_math.h: dropout_apply, so a
+// dropped inf or NaN is NaN, as in PyTorch). Backward is the same call on dy with the same state: the
+// mask is recomputed, never stored.
+Tensor dropout(const Tensor& x, double p, GeneratorState state);
+
 #include "kernels/backend_api.inc"
 
 }  // namespace ember::kernels

@@ -111,12 +111,11 @@ void batch_norm_stats(const Tensor& x, const Tensor& running_mean, const Tensor&
   update_running(running_var, batch_var, true);
 }
 
-Tensor batch_norm_apply(const Tensor& x, const Tensor& mean, const Tensor& invstd, const Tensor& weight,
-                        const Tensor& bias) {
+void batch_norm_apply(const Tensor& x, const Tensor& mean, const Tensor& invstd, const Tensor& weight,
+                      const Tensor& bias, const Tensor& y) {
   const ChannelLayout l = channel_layout(x.shape());
   const std::vector<double> mu = read_channels(mean, l.channels, 0.0), inv = read_channels(invstd, l.channels, 1.0);
   const std::vector<double> w = read_channels(weight, l.channels, 1.0), b = read_channels(bias, l.channels, 0.0);
-  Tensor y = empty_like(x);
   dispatch_floating("batch_norm", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
@@ -137,7 +136,6 @@ Tensor batch_norm_apply(const Tensor& x, const Tensor& mean, const Tensor& invst
                    }
                  });
   });
-  return y;
 }
 
 void batch_norm_backward(const Tensor& x, const Tensor& dy, const Tensor& mean, const Tensor& invstd,

@@ -13,8 +13,7 @@ namespace ember::kernels::cpu {
 
 #include "kernels/backend_api.inc"
 
-Tensor dropout(const Tensor& x, double p, GeneratorState state) {
-  Tensor y = empty_like(x);
+void dropout(const Tensor& x, double p, GeneratorState state, const Tensor& y) {
   const float keep_p = static_cast<float>(p);
   dispatch_floating("dropout", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -36,7 +35,6 @@ Tensor dropout(const Tensor& x, double p, GeneratorState state) {
       }
     });
   });
-  return y;
 }
 
 }  // namespace ember::kernels::cpu

@@ -187,19 +187,17 @@ void batch_norm_stats(const Tensor& x, const Tensor& running_mean, const Tensor&
   });
 }
 
-Tensor batch_norm_apply(const Tensor& x, const Tensor& mean, const Tensor& invstd, const Tensor& weight,
-                        const Tensor& bias) {
+void batch_norm_apply(const Tensor& x, const Tensor& mean, const Tensor& invstd, const Tensor& weight,
+                      const Tensor& bias, const Tensor& y) {
   const ChannelLayout l = channel_layout(x.shape());
   const DType sd = stats_dtype(x.dtype());
   const Tensor m = as_stats(mean, sd), s = as_stats(invstd, sd), w = as_stats(weight, sd), b = as_stats(bias, sd);
-  Tensor y = empty_like(x);
   dispatch_floating("batch_norm", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using S = compute_t<T>;
     launch_1d("batch_norm", x.numel(), apply_kernel<device_t<T>, S>, device_data<T>(x), l, m.data<S>(), s.data<S>(),
               optional_data<S>(w), optional_data<S>(b), device_data<T>(y), x.numel());
   });
-  return y;
 }
 
 void batch_norm_backward(const Tensor& x, const Tensor& dy, const Tensor& mean, const Tensor& invstd,

@@ -24,15 +24,13 @@ __global__ void dropout_kernel(const D* x, D* y, int64_t n, uint64_t seed, uint6
   }
 }
 
-Tensor dropout(const Tensor& x, double p, GeneratorState state) {
-  Tensor y = empty_like(x);
+void dropout(const Tensor& x, double p, GeneratorState state, const Tensor& y) {
   const int64_t n = x.numel();
   dispatch_floating("dropout", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     launch_1d("dropout", static_cast<int64_t>(dropout_counters(n)), dropout_kernel<device_t<T>, compute_t<T>>,
               device_data<T>(x), device_data<T>(y), n, state.seed, state.offset, static_cast<float>(p));
   });
-  return y;
 }
 
 }  // namespace ember::kernels::cuda

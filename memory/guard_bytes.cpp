@@ -8,11 +8,11 @@ namespace ember {
 namespace {
 thread_local GuardBytesScope* active_scope = nullptr;
 
-// The first byte of `bytes` that is not the guard byte, counted from the tensor's edge
-// (`from_end`: the front guard is read backwards from the tensor), or -1.
-long first_changed(const std::vector<unsigned char>& bytes, bool from_edge_backwards) {
+// The distance from the tensor's edge of the first byte of `bytes` that is not the guard byte,
+// or -1. The front guard ends at the tensor, so it is read backwards (`front`).
+long first_changed(const std::vector<unsigned char>& bytes, bool front) {
   for (size_t i = 0; i < bytes.size(); ++i) {
-    const size_t at = from_edge_backwards ? bytes.size() - 1 - i : i;
+    const size_t at = front ? bytes.size() - 1 - i : i;
     if (bytes[at] != GuardBytesScope::kGuardByte) return static_cast<long>(i);
   }
   return -1;

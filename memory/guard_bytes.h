@@ -34,7 +34,6 @@ class GuardBytesScope {
   // One line per guarded allocation whose guard bytes changed: the op that allocated it,
   // the tensor, which side and how far from the edge the first changed byte lies.
   std::vector<std::string> violations() const;
-  size_t guarded_count() const { return guarded_.size(); }
 
   // memory/empty.cpp: the active scope on this thread, or null.
   static GuardBytesScope* current();

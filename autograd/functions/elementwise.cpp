@@ -67,13 +67,17 @@ class BinaryBackward final : public autograd::Node {
   bool need_a_, need_b_;
 };
 
+// Makes c = a op b's node when a gradient is wanted (c may hold a's reused bytes).
+void record_binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& c) {
+  if (!autograd::any_requires_grad({a, b})) return;
+  auto node = std::make_shared<BinaryBackward>(op, a.shape(), b.shape(), a.requires_grad(), b.requires_grad());
+  save_operands(*node, op, a, b, a.requires_grad(), b.requires_grad());
+  autograd::record(c, node, {a, b});
+}
+
 Tensor binary_op(BinaryOp op, const Tensor& a, const Tensor& b) {
   Tensor c = kernels::binary(op, a, b);
-  if (autograd::any_requires_grad({a, b})) {
-    auto node = std::make_shared<BinaryBackward>(op, a.shape(), b.shape(), a.requires_grad(), b.requires_grad());
-    save_operands(*node, op, a, b, a.requires_grad(), b.requires_grad());
-    autograd::record(c, node, {a, b});
-  }
+  record_binary(op, a, b, c);
   return c;
 }
 
@@ -106,6 +110,14 @@ Tensor scalar_op(BinaryOp op, const Tensor& a, double s, bool scalar_first) {
   return c;
 }
 
+// Makes y = op(x)'s node when a gradient is wanted, saving what the derivative reads.
+void record_unary(UnaryOp op, double scalar, const Tensor& x, Tensor& y) {
+  if (!autograd::any_requires_grad({x})) return;
+  auto node = std::make_shared<UnaryBackward>(op, scalar);
+  if (kernels::unary_saved(op) != kernels::UnarySaved::none) node->save(kernels::unary_backward_needs_input(op) ? x : y);
+  autograd::record(y, node, {x});
+}
+
 // True when t's bytes can be overwritten unseen: no other handle, view or saved alias shares
 // them, and it is not a leaf that requires grad.
 bool can_reuse(const Tensor& t) {
@@ -118,11 +130,7 @@ Tensor unary_op_reusing(UnaryOp op, Tensor&& x) {
   if (!can_reuse(x) || kernels::unary_backward_needs_input(op)) return unary_op(op, x);
   kernels::unary_(op, x, 0.0);
   Tensor y = x.detach();  // the same bytes under a new handle, on which the node is recorded
-  if (autograd::any_requires_grad({x})) {
-    auto node = std::make_shared<UnaryBackward>(op, 0.0);
-    if (kernels::unary_saved(op) != kernels::UnarySaved::none) node->save(y);
-    autograd::record(y, node, {x});
-  }
+  record_unary(op, 0.0, x, y);  // saves y: ops whose derivative reads x never get here
   x = Tensor();  // a temporary lives to the end of the caller's expression: let go of the bytes now
   return y;
 }
@@ -131,11 +139,7 @@ Tensor unary_op_reusing(UnaryOp op, Tensor&& x) {
 
 Tensor unary_op(UnaryOp op, const Tensor& x, double scalar) {
   Tensor y = kernels::unary(op, x, scalar);
-  if (autograd::any_requires_grad({x})) {
-    auto node = std::make_shared<UnaryBackward>(op, scalar);
-    if (kernels::unary_saved(op) != kernels::UnarySaved::none) node->save(kernels::unary_backward_needs_input(op) ? x : y);
-    autograd::record(y, node, {x});
-  }
+  record_unary(op, scalar, x, y);
   return y;
 }
 
@@ -148,12 +152,7 @@ Tensor add(Tensor&& a, const Tensor& b) {
     return binary_op(BinaryOp::add, a, b);
   kernels::add_(a, b, 1.0);
   Tensor c = a.detach();
-  if (autograd::any_requires_grad({a, b})) {
-    auto node = std::make_shared<BinaryBackward>(BinaryOp::add, a.shape(), b.shape(), a.requires_grad(),
-                                                 b.requires_grad());
-    save_operands(*node, BinaryOp::add, a, b, a.requires_grad(), b.requires_grad());
-    autograd::record(c, node, {a, b});
-  }
+  record_binary(BinaryOp::add, a, b, c);  // add's gradients read neither operand: nothing is saved
   a = Tensor();  // so that relu(add(...)) can reuse the bytes in turn
   return c;
 }

@@ -307,8 +307,14 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose
                                                               << k_a << " vs " << k_b << ")");
   EMBER_CHECK(a.dim() == 2 || b.dim() == 2 || a.size(0) == b.size(0),
               "matmul: batch sizes differ, " << a.shape() << " and " << b.shape());
+  const int64_t m = transpose_a ? a.size(-1) : a.size(-2);
+  const int64_t n = transpose_b ? b.size(-2) : b.size(-1);
   OpNameScope scope("matmul");
-  return EMBER_BACKEND(a.device(), matmul, a, b, transpose_a, transpose_b);
+  Tensor c = empty(a.dim() == 3 ? Shape{a.size(0), m, n} : Shape{m, n}, TensorOptions(a.dtype()).device(a.device()));
+  if (c.numel() == 0) return c;
+  if (k_a == 0) EMBER_BACKEND(c.device(), fill_, c, 0.0);  // an empty sum
+  else EMBER_BACKEND(a.device(), matmul, a, b, transpose_a, transpose_b, c);
+  return c;
 }
 
 Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1) {

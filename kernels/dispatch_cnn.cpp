@@ -48,7 +48,9 @@ Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias, const C
   if (bias.defined()) check_compatible(x, bias, "conv2d");
   check_channel_vector(bias, x, g.out_channels, "conv2d", "bias");
   OpNameScope scope("conv2d");
-  return EMBER_BACKEND(x.device(), conv2d, x, weight, bias, args);
+  Tensor y = empty(conv_output_shape(g), TensorOptions(x.dtype()).device(x.device()));
+  if (y.numel() > 0) EMBER_BACKEND(x.device(), conv2d, x, weight, bias, g, y);
+  return y;
 }
 
 Tensor conv2d_backward_input(const Tensor& dy, const Tensor& weight, const Shape& x_shape, const Conv2dArgs& args) {
@@ -56,7 +58,11 @@ Tensor conv2d_backward_input(const Tensor& dy, const Tensor& weight, const Shape
   check_grad_shape(dy, conv_output_shape(g), "conv2d_backward_input");
   check_compatible(dy, weight, "conv2d_backward_input");
   OpNameScope scope("conv2d_backward_input");
-  return EMBER_BACKEND(dy.device(), conv2d_backward_input, dy, weight, x_shape, args);
+  Tensor dx = empty(x_shape, TensorOptions(dy.dtype()).device(dy.device()));
+  if (dx.numel() == 0) return dx;
+  if (g.out_channels == 0 || g.col_cols() == 0) EMBER_BACKEND(dx.device(), fill_, dx, 0.0);  // an empty sum
+  else EMBER_BACKEND(dy.device(), conv2d_backward_input, dy, weight, g, dx);
+  return dx;
 }
 
 Tensor conv2d_backward_weight(const Tensor& x, const Tensor& dy, const Shape& weight_shape, const Conv2dArgs& args) {
@@ -65,7 +71,11 @@ Tensor conv2d_backward_weight(const Tensor& x, const Tensor& dy, const Shape& we
   check_grad_shape(dy, conv_output_shape(g), "conv2d_backward_weight");
   check_compatible(x, dy, "conv2d_backward_weight");
   OpNameScope scope("conv2d_backward_weight");
-  return EMBER_BACKEND(x.device(), conv2d_backward_weight, x, dy, weight_shape, args);
+  Tensor dw = empty(weight_shape, TensorOptions(x.dtype()).device(x.device()));
+  if (dw.numel() == 0) return dw;
+  if (g.batch == 0 || g.col_cols() == 0) EMBER_BACKEND(dw.device(), fill_, dw, 0.0);  // an empty sum
+  else EMBER_BACKEND(x.device(), conv2d_backward_weight, x, dy, g, dw);
+  return dw;
 }
 
 Tensor conv2d_backward_bias(const Tensor& dy) {
@@ -73,7 +83,11 @@ Tensor conv2d_backward_bias(const Tensor& dy) {
   check_floating(dy, "conv2d_backward_bias");
   EMBER_CHECK(dy.dim() == 4, "conv2d_backward_bias: expected dy [N, OC, OH, OW], got " << dy.shape());
   OpNameScope scope("conv2d_backward_bias");
-  return EMBER_BACKEND(dy.device(), conv2d_backward_bias, dy);
+  Tensor db = empty(Shape{dy.size(1)}, TensorOptions(dy.dtype()).device(dy.device()));
+  if (db.numel() == 0) return db;
+  if (dy.numel() == 0) EMBER_BACKEND(db.device(), fill_, db, 0.0);  // an empty sum
+  else EMBER_BACKEND(dy.device(), conv2d_backward_bias, dy, db);
+  return db;
 }
 
 Tensor max_pool2d(const Tensor& x, const Pool2dArgs& args) {
@@ -128,8 +142,12 @@ void batch_norm_stats(const Tensor& x, const Tensor& running_mean, const Tensor&
   check_channel_vector(running_mean, x, channels, "batch_norm", "running_mean");
   check_channel_vector(running_var, x, channels, "batch_norm", "running_var");
   OpNameScope scope("batch_norm");
+  const TensorOptions stats = TensorOptions(batch_norm_stats_dtype(x.dtype())).device(x.device());
+  *mean = empty(Shape{channels}, stats);
+  *invstd = empty(Shape{channels}, stats);
+  if (channels == 0) return;
   bump_version(running_mean, running_var);  // updated in place when defined (undefined ones are skipped)
-  EMBER_BACKEND(x.device(), batch_norm_stats, x, running_mean, running_var, momentum, eps, mean, invstd);
+  EMBER_BACKEND(x.device(), batch_norm_stats, x, running_mean, running_var, momentum, eps, *mean, *invstd);
 }
 
 Tensor batch_norm_apply(const Tensor& x, const Tensor& mean, const Tensor& invstd, const Tensor& weight,
@@ -160,7 +178,13 @@ void batch_norm_backward(const Tensor& x, const Tensor& dy, const Tensor& mean, 
   check_channel_vector(invstd, x, channels, "batch_norm_backward", "invstd");
   check_channel_vector(weight, x, channels, "batch_norm_backward", "weight");
   OpNameScope scope("batch_norm_backward");
-  EMBER_BACKEND(x.device(), batch_norm_backward, x, dy, mean, invstd, weight, batch_stats, dx, dweight, dbias);
+  const TensorOptions params = TensorOptions(weight.defined() ? weight.dtype() : x.dtype()).device(x.device());
+  if (dx) *dx = empty_like(x);
+  if (dweight) *dweight = empty(Shape{channels}, params);
+  if (dbias) *dbias = empty(Shape{channels}, params);
+  if (channels == 0) return;
+  EMBER_BACKEND(x.device(), batch_norm_backward, x, dy, mean, invstd, weight, batch_stats, dx ? *dx : Tensor(),
+                dweight ? *dweight : Tensor(), dbias ? *dbias : Tensor());
 }
 
 Tensor dropout(const Tensor& x, double p, GeneratorState state) {

@@ -2,9 +2,9 @@
 // The kernel layer's entry points: plain computations on tensors, no autograd.
 // Each function checks its arguments once (shapes, dtypes, devices; errors name
 // the op and the shapes) and then dispatches on the device to kernels/cpu/ or
-// kernels/cuda/. For the ops of kernels/backend_into.inc the entry point also allocates
-// the outputs (memory/empty.h) and the backend only writes them; the others still share
-// their signature with the backend (kernels/backend_api.inc) and allocate there.
+// kernels/cuda/. An entry point that returns a tensor also allocates it (memory/empty.h)
+// and hands it to the backend, which only writes it (kernels/backend_into.inc); the ops
+// that make no tensor share their signature with the backend (kernels/backend_api.inc).
 #include <cstdint>
 
 #include "core/generator.h"
@@ -115,6 +115,21 @@ Tensor cross_entropy_backward(const Tensor& log_probs, const Tensor& labels, con
 // y = x with dims dim0 and dim1 swapped, materialised (any dtype).
 Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1);
 
+// --- matmul (kernels/{cpu,cuda}/matmul) ---
+// C = op(A) op(B), op = transpose of the last two dims when the flag is set.
+// A: [M, K] or [B, M, K]; B: [K, N] or [B, K, N]; a 2-D B is shared by every batch.
+Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b);
+
+// --- convolution on NCHW tensors (kernels/{cpu,cuda}/conv2d); geometry: kernels/conv_geometry.h ---
+// y [N, OC, OH, OW] = x [N, C, H, W] conv weight [OC, C, KH, KW] (+ bias [OC] when defined); f16 math in f32.
+Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias, const Conv2dArgs& args);
+// dx [x_shape] = conv2d's input gradient, from dy [N, OC, OH, OW] and weight.
+Tensor conv2d_backward_input(const Tensor& dy, const Tensor& weight, const Shape& x_shape, const Conv2dArgs& args);
+// dweight [weight_shape] from x and dy.
+Tensor conv2d_backward_weight(const Tensor& x, const Tensor& dy, const Shape& weight_shape, const Conv2dArgs& args);
+// dbias [OC]: dy [N, OC, OH, OW] summed over N, OH, OW.
+Tensor conv2d_backward_bias(const Tensor& dy);
+
 // --- pooling on NCHW tensors (kernels/{cpu,cuda}/pool2d); window math: kernels/pool_math.h ---
 // Max pooling: y only, no indices (the first maximum of each window wins, NaN included:
 // kernels/pool_math.h).
@@ -126,10 +141,22 @@ Tensor max_pool2d_backward(const Tensor& dy, const Tensor& x, const Pool2dArgs& 
 Tensor avg_pool2d(const Tensor& x, const Pool2dArgs& args);
 Tensor avg_pool2d_backward(const Tensor& dy, const Shape& x_shape, const Pool2dArgs& args);
 
-// --- batch norm's apply and dropout (kernels/{cpu,cuda}/batch_norm, dropout) ---
+// --- batch norm and dropout (kernels/{cpu,cuda}/batch_norm, dropout) ---
+// The dtype of batch norm's mean and invstd: f32 (f64 for f64 x).
+inline DType batch_norm_stats_dtype(DType x) { return x == DType::f64 ? DType::f64 : DType::f32; }
+// Batch statistics of x [N, C, *] per channel (formulas: kernels/batch_norm_math.h): *mean and
+// *invstd [C] (batch_norm_stats_dtype). Running stats [C], when defined, are updated in place with
+// momentum (unbiased variance for running_var), in double whatever their dtype, which they keep.
+void batch_norm_stats(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, double momentum,
+                      double eps, Tensor* mean, Tensor* invstd);
 // y = (x - mean) * invstd * weight + bias per channel; weight and bias may be undefined (1 and 0).
 Tensor batch_norm_apply(const Tensor& x, const Tensor& mean, const Tensor& invstd, const Tensor& weight,
                         const Tensor& bias);
+// Gradients for the outputs that are non-null (dweight and dbias take the weight's dtype, x's without
+// one). batch_stats: mean/invstd are x's own batch statistics (training), so dx includes their
+// dependence on x; otherwise they are constants (eval).
+void batch_norm_backward(const Tensor& x, const Tensor& dy, const Tensor& mean, const Tensor& invstd,
+                         const Tensor& weight, bool batch_stats, Tensor* dx, Tensor* dweight, Tensor* dbias);
 // y = x * keep(i) / (1 - p), keep from Philox at `state` (kernels/dropout_math.h: dropout_apply, so a
 // dropped inf or NaN is NaN, as in PyTorch). Backward is the same call on dy with the same state: the
 // mask is recomputed, never stored.

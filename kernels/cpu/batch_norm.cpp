@@ -16,11 +16,10 @@
 #include "kernels/batch_norm_math.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/ops.h"
-#include "memory/empty.h"
 
 namespace ember::kernels::cpu {
 
-#include "kernels/backend_api.inc"
+#include "kernels/backend_into.inc"
 
 namespace {
 
@@ -35,8 +34,6 @@ ChannelLayout channel_layout(const Shape& shape) {
   for (int64_t d = 2; d < shape.dim(); ++d) l.inner *= shape[d];
   return l;
 }
-
-DType stats_dtype(DType x) { return x == DType::f64 ? DType::f64 : DType::f32; }
 
 int64_t channel_grain(const ChannelLayout& l) { return std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, l.count())); }
 
@@ -63,7 +60,7 @@ void write_channels(const Tensor& t, const std::vector<double>& values) {
 }  // namespace
 
 void batch_norm_stats(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, double momentum,
-                      double eps, Tensor* mean, Tensor* invstd) {
+                      double eps, const Tensor& mean, const Tensor& invstd) {
   const ChannelLayout l = channel_layout(x.shape());
   const int64_t count = l.count();
   std::vector<double> batch_mean(static_cast<size_t>(l.channels)), batch_var(static_cast<size_t>(l.channels));
@@ -93,13 +90,10 @@ void batch_norm_stats(const Tensor& x, const Tensor& running_mean, const Tensor&
       }
     });
   });
-  const TensorOptions stats = TensorOptions().dtype(stats_dtype(x.dtype())).device(x.device());
-  *mean = empty(Shape{l.channels}, stats);
-  *invstd = empty(Shape{l.channels}, stats);
   std::vector<double> inv(static_cast<size_t>(l.channels));
   for (size_t c = 0; c < inv.size(); ++c) inv[c] = batch_norm_invstd(batch_var[c], eps);
-  write_channels(*mean, batch_mean);
-  write_channels(*invstd, inv);
+  write_channels(mean, batch_mean);
+  write_channels(invstd, inv);
   // The running statistics: batch_norm_running_update, in double (shared with CUDA).
   const auto update_running = [&](const Tensor& running, const std::vector<double>& stat, bool unbiased) {
     if (!running.defined()) return;
@@ -139,19 +133,19 @@ void batch_norm_apply(const Tensor& x, const Tensor& mean, const Tensor& invstd,
 }
 
 void batch_norm_backward(const Tensor& x, const Tensor& dy, const Tensor& mean, const Tensor& invstd,
-                         const Tensor& weight, bool batch_stats, Tensor* dx, Tensor* dweight, Tensor* dbias) {
+                         const Tensor& weight, bool batch_stats, const Tensor& dx, const Tensor& dweight,
+                         const Tensor& dbias) {
   const ChannelLayout l = channel_layout(x.shape());
   const std::vector<double> mu = read_channels(mean, l.channels, 0.0), inv = read_channels(invstd, l.channels, 1.0);
   const std::vector<double> w = read_channels(weight, l.channels, 1.0);
   std::vector<double> sum_dy(static_cast<size_t>(l.channels)), sum_dy_xhat(static_cast<size_t>(l.channels));
-  if (dx) *dx = empty_like(x);
   const double count = static_cast<double>(l.count());
   dispatch_floating("batch_norm_backward", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
     const T* xs = x.data<T>();
     const T* gs = dy.data<T>();
-    T* out = dx ? dx->data<T>() : nullptr;
+    T* out = dx.defined() ? dx.data<T>() : nullptr;
     parallel_for(l.channels, channel_grain(l), [&](int64_t c0, int64_t c1) {
       for (int64_t c = c0; c < c1; ++c) {
         const size_t k = static_cast<size_t>(c);
@@ -186,15 +180,8 @@ void batch_norm_backward(const Tensor& x, const Tensor& dy, const Tensor& mean, 
       }
     });
   });
-  const TensorOptions params = TensorOptions().dtype(weight.defined() ? weight.dtype() : x.dtype()).device(x.device());
-  if (dweight) {
-    *dweight = empty(Shape{l.channels}, params);
-    write_channels(*dweight, sum_dy_xhat);
-  }
-  if (dbias) {
-    *dbias = empty(Shape{l.channels}, params);
-    write_channels(*dbias, sum_dy);
-  }
+  if (dweight.defined()) write_channels(dweight, sum_dy_xhat);
+  if (dbias.defined()) write_channels(dbias, sum_dy);
 }
 
 }  // namespace ember::kernels::cpu

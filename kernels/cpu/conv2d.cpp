@@ -32,6 +32,7 @@
 namespace ember::kernels::cpu {
 
 #include "kernels/backend_api.inc"
+#include "kernels/backend_into.inc"
 
 namespace {
 
@@ -268,73 +269,58 @@ void conv2d_weight_grad(const Conv2dGeometry& g, const Tensor& x, const Tensor& 
   }
 }
 
+// The geometry of `count` images of g's batch (the f16 path's chunks).
+Conv2dGeometry images_of(Conv2dGeometry g, int64_t count) {
+  g.batch = count;
+  return g;
+}
+
 }  // namespace
 
-Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias, const Conv2dArgs& args) {
-  const Conv2dGeometry g = conv2d_geometry(x.shape(), weight.shape(), args, "conv2d");
+void conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias, const Conv2dGeometry& g, const Tensor& y) {
   if (x.dtype() == DType::f16) {
     const Tensor w = widened(weight), b = widened(bias);
-    return computed_in_f32_by_images(Shape{g.batch, g.out_channels, g.out_h, g.out_w}, x.device(),
-                                     [&](int64_t begin, int64_t count) {
-                                       return cpu::conv2d(widened(row_view(x, begin, count)), w, b, args);
-                                     });
+    computed_in_f32_by_images(y, [&](int64_t begin, int64_t count, const Tensor& y32) {
+      cpu::conv2d(widened(row_view(x, begin, count)), w, b, images_of(g, count), y32);
+    });
+    return;
   }
-  Tensor y = empty(Shape{g.batch, g.out_channels, g.out_h, g.out_w}, TensorOptions().dtype(x.dtype()).device(x.device()));
-  if (y.numel() == 0) return y;
   dispatch_floating("conv2d", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if constexpr (!std::is_same_v<T, Half>) conv2d_forward<T>(g, x, weight, bias, y);
   });
-  return y;
 }
 
-Tensor conv2d_backward_input(const Tensor& dy, const Tensor& weight, const Shape& x_shape, const Conv2dArgs& args) {
-  const Conv2dGeometry g = conv2d_geometry(x_shape, weight.shape(), args, "conv2d_backward_input");
+void conv2d_backward_input(const Tensor& dy, const Tensor& weight, const Conv2dGeometry& g, const Tensor& dx) {
   if (dy.dtype() == DType::f16) {
     const Tensor w = widened(weight);
-    return computed_in_f32_by_images(x_shape, dy.device(), [&](int64_t begin, int64_t count) {
-      std::vector<int64_t> chunk_shape = x_shape.sizes();
-      chunk_shape[0] = count;
-      return cpu::conv2d_backward_input(widened(row_view(dy, begin, count)), w, Shape(chunk_shape), args);
+    computed_in_f32_by_images(dx, [&](int64_t begin, int64_t count, const Tensor& dx32) {
+      cpu::conv2d_backward_input(widened(row_view(dy, begin, count)), w, images_of(g, count), dx32);
     });
-  }
-  Tensor dx = empty(x_shape, TensorOptions().dtype(dy.dtype()).device(dy.device()));
-  if (dx.numel() == 0) return dx;
-  if (g.out_channels == 0 || g.col_cols() == 0) {
-    fill_(dx, 0.0);
-    return dx;
+    return;
   }
   dispatch_floating("conv2d_backward_input", dy.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if constexpr (!std::is_same_v<T, Half>) conv2d_input_grad<T>(g, dy, weight, dx);
   });
-  return dx;
 }
 
-Tensor conv2d_backward_weight(const Tensor& x, const Tensor& dy, const Shape& weight_shape, const Conv2dArgs& args) {
-  const Conv2dGeometry g = conv2d_geometry(x.shape(), weight_shape, args, "conv2d_backward_weight");
+void conv2d_backward_weight(const Tensor& x, const Tensor& dy, const Conv2dGeometry& g, const Tensor& dw) {
   if (x.dtype() == DType::f16) {
-    return summed_in_f32_by_images(g.batch, [&](int64_t begin, int64_t count) {
-      return cpu::conv2d_backward_weight(widened(row_view(x, begin, count)), widened(row_view(dy, begin, count)),
-                                         weight_shape, args);
+    summed_in_f32_by_images(dw, g.batch, [&](int64_t begin, int64_t count, const Tensor& dw32) {
+      cpu::conv2d_backward_weight(widened(row_view(x, begin, count)), widened(row_view(dy, begin, count)),
+                                  images_of(g, count), dw32);
     });
-  }
-  Tensor dw = empty(weight_shape, TensorOptions().dtype(x.dtype()).device(x.device()));
-  if (dw.numel() == 0) return dw;
-  if (g.batch == 0 || g.col_cols() == 0) {
-    fill_(dw, 0.0);
-    return dw;
+    return;
   }
   dispatch_floating("conv2d_backward_weight", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if constexpr (!std::is_same_v<T, Half>) conv2d_weight_grad<T>(g, x, dy, dw);
   });
-  return dw;
 }
 
-Tensor conv2d_backward_bias(const Tensor& dy) {
+void conv2d_backward_bias(const Tensor& dy, const Tensor& db) {
   const int64_t batch = dy.size(0), channels = dy.size(1), plane = dy.numel() / std::max<int64_t>(1, batch * channels);
-  Tensor db = empty(Shape{channels}, TensorOptions().dtype(dy.dtype()).device(dy.device()));
   dispatch_floating("conv2d_backward_bias", dy.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
@@ -355,7 +341,6 @@ Tensor conv2d_backward_bias(const Tensor& dy) {
                    }
                  });
   });
-  return db;
 }
 
 }  // namespace ember::kernels::cpu

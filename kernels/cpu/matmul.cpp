@@ -8,7 +8,6 @@
 //     loop runs on OpenMP threads (BLAS then runs single-threaded inside them),
 //     otherwise the batch runs in order and BLAS uses the threads.
 //   - f16 is a storage type: A and B are widened to f32, multiplied, narrowed back.
-//   - K = 0 gives zeros; M = 0 or N = 0 gives an empty result.
 // GCC 12 warns about its own _mm256_undefined_pd inlined from Eigen's AVX-512
 // code (GCC bug 105593, a false positive).
 #if defined(__GNUC__) && !defined(__clang__)
@@ -22,11 +21,10 @@
 #include "kernels/cpu/f16_storage.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/ops.h"
-#include "memory/empty.h"
 
 namespace ember::kernels::cpu {
 
-#include "kernels/backend_api.inc"
+#include "kernels/backend_into.inc"
 
 namespace {
 
@@ -76,28 +74,15 @@ void batched_gemm(const Tensor& a, const Tensor& b, const Tensor& c, bool transp
 
 }  // namespace
 
-Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b) {
-  const int64_t m = transpose_a ? a.size(-1) : a.size(-2);
-  const int64_t n = transpose_b ? b.size(-2) : b.size(-1);
-  const int64_t k = transpose_a ? a.size(-2) : a.size(-1);
-  const Shape out_shape = a.dim() == 3 ? Shape{a.size(0), m, n} : Shape{m, n};
-  if (a.dtype() == DType::f16)
-    return computed_in_f32([&] { return matmul(widened(a), widened(b), transpose_a, transpose_b); });
-  Tensor c = empty(out_shape, TensorOptions().dtype(a.dtype()).device(a.device()));
-  if (c.numel() == 0) return c;
-  if (k == 0) {
-    fill_(c, 0.0);  // an empty sum
-    return c;
+void matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b, const Tensor& c) {
+  if (a.dtype() == DType::f16) {
+    computed_in_f32(c, [&](const Tensor& c32) { matmul(widened(a), widened(b), transpose_a, transpose_b, c32); });
+    return;
   }
   dispatch_floating("matmul", a.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    if constexpr (std::is_same_v<T, Half>) {
-      EMBER_THROW("matmul: f16 is widened to f32 before this point");
-    } else {
-      batched_gemm<T>(a, b, c, transpose_a, transpose_b);
-    }
+    if constexpr (!std::is_same_v<T, Half>) batched_gemm<T>(a, b, c, transpose_a, transpose_b);
   });
-  return c;
 }
 
 }  // namespace ember::kernels::cpu

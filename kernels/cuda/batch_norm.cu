@@ -140,8 +140,6 @@ ChannelLayout channel_layout(const Shape& shape) {
   return l;
 }
 
-DType stats_dtype(DType x) { return x == DType::f64 ? DType::f64 : DType::f32; }
-
 // A per-channel tensor in the statistics dtype (undefined stays undefined).
 Tensor as_stats(const Tensor& t, DType stats) { return converted(t, stats); }
 
@@ -169,20 +167,16 @@ void update_running(const Tensor& running, const Tensor& stat, double momentum, 
 // ---- entry points ----
 
 void batch_norm_stats(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, double momentum,
-                      double eps, Tensor* mean, Tensor* invstd) {
+                      double eps, const Tensor& mean, const Tensor& invstd) {
   const ChannelLayout l = channel_layout(x.shape());
-  const TensorOptions stats = TensorOptions().dtype(stats_dtype(x.dtype())).device(x.device());
-  *mean = empty(Shape{l.channels}, stats);
-  *invstd = empty(Shape{l.channels}, stats);
-  if (l.channels == 0) return;
-  const Tensor var = empty(Shape{l.channels}, stats);
+  const Tensor var = empty(Shape{l.channels}, TensorOptions(mean.dtype()).device(x.device()));
   dispatch_floating("batch_norm", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using S = compute_t<T>;
     channel_stats_kernel<device_t<T>, S><<<channel_blocks(l.channels), kThreadsPerBlock, 0, current_stream()>>>(
-        device_data<T>(x), l, S(eps), mean->data<S>(), var.data<S>(), invstd->data<S>());
+        device_data<T>(x), l, S(eps), mean.data<S>(), var.data<S>(), invstd.data<S>());
     EMBER_CUDA_CHECK_LAUNCH("batch_norm (statistics)");
-    update_running<S>(running_mean, *mean, momentum, false, l.count());
+    update_running<S>(running_mean, mean, momentum, false, l.count());
     update_running<S>(running_var, var, momentum, true, l.count());
   });
 }
@@ -190,7 +184,7 @@ void batch_norm_stats(const Tensor& x, const Tensor& running_mean, const Tensor&
 void batch_norm_apply(const Tensor& x, const Tensor& mean, const Tensor& invstd, const Tensor& weight,
                       const Tensor& bias, const Tensor& y) {
   const ChannelLayout l = channel_layout(x.shape());
-  const DType sd = stats_dtype(x.dtype());
+  const DType sd = batch_norm_stats_dtype(x.dtype());
   const Tensor m = as_stats(mean, sd), s = as_stats(invstd, sd), w = as_stats(weight, sd), b = as_stats(bias, sd);
   dispatch_floating("batch_norm", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -201,30 +195,28 @@ void batch_norm_apply(const Tensor& x, const Tensor& mean, const Tensor& invstd,
 }
 
 void batch_norm_backward(const Tensor& x, const Tensor& dy, const Tensor& mean, const Tensor& invstd,
-                         const Tensor& weight, bool batch_stats, Tensor* dx, Tensor* dweight, Tensor* dbias) {
+                         const Tensor& weight, bool batch_stats, const Tensor& dx, const Tensor& dweight,
+                         const Tensor& dbias) {
   const ChannelLayout l = channel_layout(x.shape());
-  const DType sd = stats_dtype(x.dtype());
+  const DType sd = batch_norm_stats_dtype(x.dtype());
   const Tensor m = as_stats(mean, sd), s = as_stats(invstd, sd), w = as_stats(weight, sd);
   const TensorOptions stats = TensorOptions().dtype(sd).device(x.device());
   const Tensor sum_dy = empty(Shape{l.channels}, stats), sum_dy_xhat = empty(Shape{l.channels}, stats);
-  if (dx) *dx = empty_like(x);
   dispatch_floating("batch_norm_backward", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using D = device_t<T>;
     using S = compute_t<T>;
-    if (l.channels == 0) return;
     backward_sums_kernel<D, S><<<channel_blocks(l.channels), kThreadsPerBlock, 0, current_stream()>>>(
         device_data<T>(x), device_data<T>(dy), l, m.data<S>(), s.data<S>(), sum_dy.data<S>(), sum_dy_xhat.data<S>());
     EMBER_CUDA_CHECK_LAUNCH("batch_norm_backward (sums)");
-    if (dx)
+    if (dx.defined())
       launch_1d("batch_norm_backward", x.numel(), backward_dx_kernel<D, S>, device_data<T>(x), device_data<T>(dy), l,
                 m.data<S>(), s.data<S>(), optional_data<S>(w), sum_dy.data<S>(), sum_dy_xhat.data<S>(), batch_stats,
-                device_data<T>(*dx), x.numel());
+                device_data<T>(dx), x.numel());
   });
-  // The parameter gradients take the weight's dtype (x's without a weight), like the CPU.
-  const DType params = weight.defined() ? weight.dtype() : x.dtype();
-  if (dweight) *dweight = converted(sum_dy_xhat, params);
-  if (dbias) *dbias = converted(sum_dy, params);
+  // The parameter gradients take the dtype the entry point gave them (the weight's).
+  if (dweight.defined()) copy_(dweight, sum_dy_xhat);
+  if (dbias.defined()) copy_(dbias, sum_dy);
 }
 
 }  // namespace ember::kernels::cuda

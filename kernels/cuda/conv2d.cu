@@ -1,7 +1,8 @@
 // CUDA conv2d, forward and backward, NCHW, groups = 1, in two providers chosen at
 // run time (kernels/providers.h, EMBER_CONV=custom|cudnn). The cuDNN one is
 // kernels/cuda/cudnn_conv.cu; this file holds ours and the parts both share
-// (empty shapes, the bias add, the bias gradient).
+// (the bias add, the bias gradient). Empty outputs and empty sums never reach here:
+// the entry point (kernels/dispatch_cnn.cpp) returns or zero-fills them.
 //
 // Ours is im2col + GEMM (kernels/cuda/gemm.cuh: our tiled GEMM, or cuBLAS under
 // EMBER_GEMM=cublas), over chunks of images:
@@ -97,8 +98,6 @@ namespace {
 
 constexpr int64_t kChunkBudgetBytes = int64_t{64} << 20;
 
-Shape conv_output_shape(const Conv2dGeometry& g) { return Shape{g.batch, g.out_channels, g.out_h, g.out_w}; }
-
 // Images per chunk: the chunk's buffers (`per_image` elements of `element_bytes` each) fit the budget.
 int64_t images_per_chunk(int64_t batch, int64_t per_image, int64_t element_bytes) {
   const int64_t fit = kChunkBudgetBytes / std::max<int64_t>(1, per_image * element_bytes);
@@ -115,7 +114,16 @@ void zero_fill(const Tensor& t) {
   if (t.nbytes() > 0) EMBER_CUDA_CHECK(cudaMemsetAsync(t.data_ptr(), 0, t.nbytes(), current_stream()));
 }
 
-Tensor widened(const Tensor& t) { return t.dtype() == DType::f16 ? converted(t, DType::f32) : t; }
+// f16 backward: widened operands and the f32 result are scratch (temporary), as on the CPU.
+Tensor widened(const Tensor& t) {
+  CategoryScope scratch(MemoryCategory::temporary);
+  return t.dtype() == DType::f16 ? converted(t, DType::f32) : t;
+}
+
+Tensor f32_scratch(const Shape& shape, Device device) {
+  CategoryScope scratch(MemoryCategory::temporary);
+  return empty(shape, TensorOptions(DType::f32).device(device));
+}
 
 template <class T>
 void custom_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& weight, const Tensor& y) {
@@ -218,10 +226,7 @@ void custom_weight_grad(const Conv2dGeometry& g, const Tensor& x, const Tensor& 
 
 // ---- entry points ----
 
-Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias, const Conv2dArgs& args) {
-  const Conv2dGeometry g = conv2d_geometry(x.shape(), weight.shape(), args, "conv2d");
-  Tensor y = empty(conv_output_shape(g), TensorOptions().dtype(x.dtype()).device(x.device()));
-  if (y.numel() == 0) return y;
+void conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias, const Conv2dGeometry& g, const Tensor& y) {
   if (g.col_rows() == 0) {
     zero_fill(y);  // an empty sum (no input channels)
   } else if (conv_provider() == ConvProvider::cudnn) {
@@ -236,50 +241,42 @@ Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias, const C
                 device_data<T>(bias), y.numel(), g.col_cols(), g.out_channels);
     });
   }
-  return y;
 }
 
-Tensor conv2d_backward_input(const Tensor& dy, const Tensor& weight, const Shape& x_shape, const Conv2dArgs& args) {
-  const Conv2dGeometry g = conv2d_geometry(x_shape, weight.shape(), args, "conv2d_backward_input");
-  Tensor dx = empty(x_shape, TensorOptions().dtype(dy.dtype()).device(dy.device()));
-  if (dx.numel() == 0) return dx;
-  if (g.out_channels == 0 || g.col_cols() == 0) {
-    zero_fill(dx);
-  } else if (conv_provider() == ConvProvider::cudnn) {
+// ember's backward GEMMs are f32 or f64: f16 runs them on widened copies (scratch) and
+// narrows the result into the output once.
+void conv2d_backward_input(const Tensor& dy, const Tensor& weight, const Conv2dGeometry& g, const Tensor& dx) {
+  if (conv_provider() == ConvProvider::cudnn) {
     cudnn_conv2d_backward_data(dy, weight, dx, g);
   } else if (dy.dtype() == DType::f16) {
-    return converted(cuda::conv2d_backward_input(widened(dy), widened(weight), x_shape, args), DType::f16);
+    const Tensor dx32 = f32_scratch(dx.shape(), dx.device());
+    cuda::conv2d_backward_input(widened(dy), widened(weight), g, dx32);
+    copy_(dx, dx32);
   } else {
     dispatch_floating("conv2d_backward_input", dy.dtype(), [&](auto tag) {
       using T = decltype(tag);
       if constexpr (!std::is_same_v<T, Half>) custom_input_grad<T>(g, dy, weight, dx);
     });
   }
-  return dx;
 }
 
-Tensor conv2d_backward_weight(const Tensor& x, const Tensor& dy, const Shape& weight_shape, const Conv2dArgs& args) {
-  const Conv2dGeometry g = conv2d_geometry(x.shape(), weight_shape, args, "conv2d_backward_weight");
-  Tensor dw = empty(weight_shape, TensorOptions().dtype(x.dtype()).device(x.device()));
-  if (dw.numel() == 0) return dw;
-  if (g.batch == 0 || g.col_cols() == 0) {
-    zero_fill(dw);
-  } else if (conv_provider() == ConvProvider::cudnn) {
+void conv2d_backward_weight(const Tensor& x, const Tensor& dy, const Conv2dGeometry& g, const Tensor& dw) {
+  if (conv_provider() == ConvProvider::cudnn) {
     cudnn_conv2d_backward_filter(x, dy, dw, g);
   } else if (x.dtype() == DType::f16) {
-    return converted(cuda::conv2d_backward_weight(widened(x), widened(dy), weight_shape, args), DType::f16);
+    const Tensor dw32 = f32_scratch(dw.shape(), dw.device());
+    cuda::conv2d_backward_weight(widened(x), widened(dy), g, dw32);
+    copy_(dw, dw32);
   } else {
     dispatch_floating("conv2d_backward_weight", x.dtype(), [&](auto tag) {
       using T = decltype(tag);
       if constexpr (!std::is_same_v<T, Half>) custom_weight_grad<T>(g, x, dy, dw);
     });
   }
-  return dw;
 }
 
-Tensor conv2d_backward_bias(const Tensor& dy) {
+void conv2d_backward_bias(const Tensor& dy, const Tensor& db) {
   const int64_t batch = dy.size(0), channels = dy.size(1), plane = dy.size(2) * dy.size(3);
-  Tensor db = empty(Shape{channels}, TensorOptions().dtype(dy.dtype()).device(dy.device()));
   dispatch_floating("conv2d_backward_bias", dy.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using D = device_t<T>;
@@ -288,7 +285,6 @@ Tensor conv2d_backward_bias(const Tensor& dy) {
                        ChannelLift<D, C>{device_data<T>(dy), channels, plane}, C(0), SumCombine{},
                        StoreRow<D, C>{device_data<T>(db), C(1)});
   });
-  return db;
 }
 
 }  // namespace ember::kernels::cuda

@@ -37,7 +37,6 @@
 #include "kernels/cuda/gemm.cuh"
 #include "kernels/ops.h"
 #include "kernels/providers.h"
-#include "memory/empty.h"
 
 namespace ember::kernels::cuda {
 
@@ -193,18 +192,8 @@ GemmProblem gemm_problem(const Tensor& a, const Tensor& b, bool transpose_a, boo
 
 }  // namespace
 
-Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b) {
-  const GemmProblem p = gemm_problem(a, b, transpose_a, transpose_b);
-  const int64_t m = transpose_a ? a.size(-1) : a.size(-2);
-  const Shape out_shape = a.dim() == 3 ? Shape{a.size(0), m, p.n} : Shape{m, p.n};
-  Tensor c = empty(out_shape, TensorOptions().dtype(a.dtype()).device(a.device()));
-  if (c.numel() == 0) return c;
-  if (p.k == 0) {  // an empty sum: all zeros (0 bits are 0.0 in every float type)
-    EMBER_CUDA_CHECK(cudaMemsetAsync(c.data_ptr(), 0, c.nbytes(), current_stream()));
-    return c;
-  }
-  gemm(p, a.dtype(), a.data_ptr(), b.data_ptr(), c.data_ptr(), a.device());
-  return c;
+void matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b, const Tensor& c) {
+  gemm(gemm_problem(a, b, transpose_a, transpose_b), a.dtype(), a.data_ptr(), b.data_ptr(), c.data_ptr(), a.device());
 }
 
 void gemm(const GemmProblem& p, DType dtype, const void* a, const void* b, void* c, Device device) {

@@ -7,21 +7,14 @@
 #include <cmath>
 #include <vector>
 
-#include "apps/train_setup.h"
+#include "apps/bench_workload.h"
 #include "core/cuda_runtime.h"
-#include "core/generator.h"
-#include "kernels/factories.h"
 #include "memory/scopes.h"
 #include "memory/memory.h"
 #include "models/zoo.h"
 #include "train/trainer.h"
 
 namespace ember::apps {
-
-namespace {
-constexpr int kBenchPool = 8;  // distinct synthetic batches, cycled (as the libtorch peer)
-constexpr double kBenchLr = 0.05;
-}  // namespace
 
 CLI::App* add_bench_train_command(CLI::App& app, BenchTrainOptions& o) {
   CLI::App* cmd = app.add_subcommand("bench-train", "Training images/s and peak memory on synthetic 28x28 batches");
@@ -47,33 +40,17 @@ CLI::App* add_bench_train_command(CLI::App& app, BenchTrainOptions& o) {
 nlohmann::ordered_json bench_train_command(const BenchTrainOptions& o, std::ostream& out) {
   using Clock = std::chrono::steady_clock;
   omp_set_num_threads(o.threads);
-  manual_seed(0);
   const Device device(o.device);
   if (device.is_cuda()) cuda::check_device(device, "bench-train");
-  const train::TrainerOptions trainer_opts = trainer_options(o.technique, o.batch);
+  trainer_options(o.technique, o.batch);  // checks the flags before the memory session opens its files
   MemorySession memory_session(o.memory, device, "bench-train " + o.model + ", batch " + std::to_string(o.batch));
-  std::shared_ptr<nn::Module> model = models::make_model(o.model, Shape{1, 28, 28}, 10);
-  model->to(device);
-  std::vector<Tensor> images, labels;
-  {
-    CategoryScope scope(MemoryCategory::data);
-    for (int i = 0; i < kBenchPool; ++i) {
-      images.push_back(randn({o.batch, 1, 28, 28}).to(device));
-      // floor(U[0, 10)) as i64: labels 0..9
-      labels.push_back(rand({o.batch}, {}, 0.0, 10.0).to(DType::i64).to(device));
-    }
-  }
-  train::Trainer trainer(
-      model,
-      [&](std::vector<Tensor> params) {
-        return make_optimizer(o.optimizer, std::move(params), o.optimizer == "sgd" ? kBenchLr : 1e-3, 0.9, false, 0.0);
-      },
-      trainer_opts);
-  model->train();
+  BenchWorkload workload = make_bench_workload({o.model, o.batch, o.optimizer, o.technique, device});
+  const train::TrainerOptions& trainer_opts = workload.trainer->options();
+  train::Trainer& trainer = *workload.trainer;
   int64_t step_index = 0;
   auto step = [&](int i) {
     memory_session.begin_step(step_index++);
-    trainer.step(images[i % kBenchPool], labels[i % kBenchPool]);
+    workload.step(i);
   };
   for (int i = 0; i < o.warmup; ++i) step(i);
   cuda::synchronize();

@@ -5,6 +5,7 @@
 
 #include "apps/bench_train_command.h"
 #include "apps/eval_command.h"
+#include "apps/plan_command.h"
 #include "apps/train_command.h"
 #include "core/error.h"
 
@@ -17,6 +18,8 @@ int main(int argc, char** argv) {
   CLI::App* eval = ember::apps::add_eval_command(app, eval_options);
   ember::apps::BenchTrainOptions bench_options;
   CLI::App* bench = ember::apps::add_bench_train_command(app, bench_options);
+  ember::apps::PlanOptions plan_options;
+  CLI::App* plan = ember::apps::add_plan_command(app, plan_options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -27,6 +30,10 @@ int main(int argc, char** argv) {
     if (eval->parsed()) return ember::apps::eval_command(eval_options, std::cout);
     if (bench->parsed()) {
       ember::apps::bench_train_command(bench_options, std::cout);
+      return 0;
+    }
+    if (plan->parsed()) {
+      ember::apps::plan_command(plan_options, std::cout);
       return 0;
     }
   } catch (const ember::Error& e) {

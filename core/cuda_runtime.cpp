@@ -3,6 +3,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "core/simulation.h"
 
 #ifdef EMBER_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -35,7 +36,7 @@ int device_count() {
 }
 
 void check_device(const Device& device, const char* op) {
-  if (!device.is_cuda()) return;
+  if (!device.is_cuda() || simulating()) return;  // a shape-only run plans for a GPU it need not have
   EMBER_CHECK(compiled_with_cuda(), op << ": " << device << " requested but ember was built without CUDA "
                                        << "(configure with -DEMBER_CUDA=ON on a machine with nvcc)");
   EMBER_CHECK(device.index < device_count(), op << ": " << device << " requested but this machine has "

@@ -6,8 +6,10 @@
 // backend, so they live here rather than in kernels/checks.h).
 // Included only by the dispatch_*.cpp files.
 #include <string>
+#include <type_traits>
 
 #include "core/cuda_runtime.h"
+#include "core/simulation.h"
 #include "kernels/ops.h"
 
 namespace ember::kernels {
@@ -27,11 +29,29 @@ decltype(auto) on_cuda_device(const Device& device, Call&& call) {
   ::ember::cuda::DeviceGuard guard(device);
   return call();
 }
-#define EMBER_BACKEND(device, fn, ...) \
+#define EMBER_BACKEND_CALL(device, fn, ...) \
   ((device).is_cuda() ? on_cuda_device((device), [&] { return cuda::fn(__VA_ARGS__); }) : cpu::fn(__VA_ARGS__))
 #else
-#define EMBER_BACKEND(device, fn, ...) ((void)(device), cpu::fn(__VA_ARGS__))
+#define EMBER_BACKEND_CALL(device, fn, ...) ((void)(device), cpu::fn(__VA_ARGS__))
 #endif
+
+// What a skipped backend call returns in a shape-only run: nothing, or a value-initialised result.
+template <class R>
+R skipped_result() {
+  if constexpr (!std::is_void_v<R>) return R{};
+}
+
+// EMBER_BACKEND(device, fn, args...) runs the backend's fn for the device; in a shape-only run
+// (core/simulation.h) it runs nothing: the entry point has already allocated the outputs.
+#define EMBER_BACKEND(device, fn, ...)                                                   \
+  (::ember::simulating() ? skipped_result<decltype(cpu::fn(__VA_ARGS__))>() \
+                         : EMBER_BACKEND_CALL(device, fn, __VA_ARGS__))
+// For the backend functions that allocate scratch of their own (CPU convolution and f16
+// matmul): they run in a shape-only run too, allocate their scratch and return before the
+// math, so a plan sees the scratch. CUDA's scratch is not simulated: no GPU call is made.
+#define EMBER_BACKEND_WITH_SCRATCH(device, fn, ...)                                              \
+  ((::ember::simulating() && (device).is_cuda()) ? skipped_result<decltype(cpu::fn(__VA_ARGS__))>() \
+                                                  : EMBER_BACKEND_CALL(device, fn, __VA_ARGS__))
 
 // Throws (kernels/checks.h: throw_bad_label) when a label is outside [0, classes).
 void check_label_range(const Tensor& labels, int64_t classes, const char* op);

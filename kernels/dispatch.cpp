@@ -313,7 +313,7 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose
   Tensor c = empty(a.dim() == 3 ? Shape{a.size(0), m, n} : Shape{m, n}, TensorOptions(a.dtype()).device(a.device()));
   if (c.numel() == 0) return c;
   if (k_a == 0) EMBER_BACKEND(c.device(), fill_, c, 0.0);  // an empty sum
-  else EMBER_BACKEND(a.device(), matmul, a, b, transpose_a, transpose_b, c);
+  else EMBER_BACKEND_WITH_SCRATCH(a.device(), matmul, a, b, transpose_a, transpose_b, c);
   return c;
 }
 

@@ -49,7 +49,7 @@ Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias, const C
   check_channel_vector(bias, x, g.out_channels, "conv2d", "bias");
   OpNameScope scope("conv2d");
   Tensor y = empty(conv_output_shape(g), TensorOptions(x.dtype()).device(x.device()));
-  if (y.numel() > 0) EMBER_BACKEND(x.device(), conv2d, x, weight, bias, g, y);
+  if (y.numel() > 0) EMBER_BACKEND_WITH_SCRATCH(x.device(), conv2d, x, weight, bias, g, y);
   return y;
 }
 
@@ -61,7 +61,7 @@ Tensor conv2d_backward_input(const Tensor& dy, const Tensor& weight, const Shape
   Tensor dx = empty(x_shape, TensorOptions(dy.dtype()).device(dy.device()));
   if (dx.numel() == 0) return dx;
   if (g.out_channels == 0 || g.col_cols() == 0) EMBER_BACKEND(dx.device(), fill_, dx, 0.0);  // an empty sum
-  else EMBER_BACKEND(dy.device(), conv2d_backward_input, dy, weight, g, dx);
+  else EMBER_BACKEND_WITH_SCRATCH(dy.device(), conv2d_backward_input, dy, weight, g, dx);
   return dx;
 }
 
@@ -74,7 +74,7 @@ Tensor conv2d_backward_weight(const Tensor& x, const Tensor& dy, const Shape& we
   Tensor dw = empty(weight_shape, TensorOptions(x.dtype()).device(x.device()));
   if (dw.numel() == 0) return dw;
   if (g.batch == 0 || g.col_cols() == 0) EMBER_BACKEND(dw.device(), fill_, dw, 0.0);  // an empty sum
-  else EMBER_BACKEND(x.device(), conv2d_backward_weight, x, dy, g, dw);
+  else EMBER_BACKEND_WITH_SCRATCH(x.device(), conv2d_backward_weight, x, dy, g, dw);
   return dw;
 }
 

@@ -9,6 +9,7 @@
 #include "memory/caching_allocator.h"
 #include "memory/byte_size.h"
 #include "memory/direct_allocator.h"
+#include "memory/simulation.h"
 
 namespace ember {
 namespace {
@@ -50,6 +51,7 @@ Registry& registry() {
 }  // namespace
 
 DeviceAllocator& allocator_for(Device device) {
+  if (DeviceAllocator* simulated = simulated_allocator_for(device)) return *simulated;
   cuda::check_device(device, "allocate");
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "core/simulation.h"
 #include "kernels/cpu/f16_storage.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/ops.h"
@@ -79,6 +80,7 @@ void matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b
     computed_in_f32(c, [&](const Tensor& c32) { matmul(widened(a), widened(b), transpose_a, transpose_b, c32); });
     return;
   }
+  if (simulating()) return;  // no scratch of its own in f32 and f64
   dispatch_floating("matmul", a.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if constexpr (!std::is_same_v<T, Half>) batched_gemm<T>(a, b, c, transpose_a, transpose_b);

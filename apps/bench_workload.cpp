@@ -1,0 +1,42 @@
+#include "apps/bench_workload.h"
+
+#include "apps/train_setup.h"
+#include "core/generator.h"
+#include "kernels/factories.h"
+#include "memory/scopes.h"
+#include "models/zoo.h"
+
+namespace ember::apps {
+
+namespace {
+constexpr double kBenchSgdLr = 0.05;
+constexpr double kBenchAdamLr = 1e-3;
+}  // namespace
+
+BenchWorkload make_bench_workload(const WorkloadSpec& spec) {
+  const train::TrainerOptions trainer_opts = trainer_options(spec.technique, spec.batch);
+  manual_seed(0);
+  BenchWorkload w;
+  w.model = models::make_model(spec.model, Shape{1, 28, 28}, 10);
+  w.model->to(spec.device);
+  {
+    CategoryScope scope(MemoryCategory::data);
+    for (int i = 0; i < kBenchPool; ++i) {
+      w.images.push_back(randn({spec.batch, 1, 28, 28}).to(spec.device));
+      // floor(U[0, 10)) as i64: labels 0..9
+      w.labels.push_back(rand({spec.batch}, {}, 0.0, 10.0).to(DType::i64).to(spec.device));
+    }
+  }
+  const std::string optimizer = spec.optimizer;
+  w.trainer = std::make_unique<train::Trainer>(
+      w.model,
+      [optimizer](std::vector<Tensor> params) {
+        return make_optimizer(optimizer, std::move(params), optimizer == "sgd" ? kBenchSgdLr : kBenchAdamLr, 0.9,
+                              false, 0.0);
+      },
+      trainer_opts);
+  w.model->train();
+  return w;
+}
+
+}  // namespace ember::apps

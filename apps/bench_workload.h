@@ -1,0 +1,42 @@
+#pragma once
+// The training workload `ember bench-train` times and `ember plan` simulates, built by one
+// function so the plan runs the very code the benchmark measures: a zoo model on the
+// device, its optimizer, a pool of synthetic 28x28 batches (category `data`) and the
+// Trainer with the memory techniques.
+//
+//   BenchWorkload w = make_bench_workload({"convnet", 256, "sgd", {}, kCPU});
+//   w.step(0);   // one optimizer step on batch 0 of the pool
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "apps/technique_options.h"
+#include "models/module.h"
+#include "train/trainer.h"
+
+namespace ember::apps {
+
+inline constexpr int kBenchPool = 8;  // distinct synthetic batches, cycled (as the libtorch peer)
+
+struct WorkloadSpec {
+  std::string model = "lenet5";
+  int64_t batch = 64;
+  std::string optimizer = "sgd";  // sgd (momentum 0.9, lr 0.05) | adam | adamw (lr 1e-3)
+  TechniqueOptions technique;
+  Device device = kCPU;
+};
+
+struct BenchWorkload {
+  std::shared_ptr<nn::Module> model;
+  std::vector<Tensor> images, labels;
+  std::unique_ptr<train::Trainer> trainer;
+
+  // One optimizer step on batch i of the pool (cycled).
+  train::StepResult step(int64_t i) { return trainer->step(images[i % kBenchPool], labels[i % kBenchPool]); }
+};
+
+// Seeds the generator (0) and builds the workload; the flags are checked first (technique_options.h).
+BenchWorkload make_bench_workload(const WorkloadSpec& spec);
+
+}  // namespace ember::apps

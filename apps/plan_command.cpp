@@ -1,0 +1,87 @@
+#include "apps/plan_command.h"
+
+#include <CLI/CLI.hpp>
+#include <cmath>
+
+#include "apps/step_planner.h"
+#include "memory/stats.h"
+#include "models/zoo.h"
+#include "train/trainer.h"
+
+namespace ember::apps {
+
+CLI::App* add_plan_command(CLI::App& app, PlanOptions& o) {
+  CLI::App* cmd = app.add_subcommand(
+      "plan", "Predict a training step's peak memory by category, before running it (the bench-train workload)");
+  cmd->add_option("--model", o.model, "Any zoo model")->check(CLI::IsMember(models::model_names()))->capture_default_str();
+  cmd->add_option("--batch", o.batch, "Batch size (the effective batch under --accum)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--threads", o.threads, "CPU threads the step would run with")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--optimizer", o.optimizer, "sgd (momentum 0.9) | adam | adamw")
+      ->check(CLI::IsMember({"sgd", "adam", "adamw"}))
+      ->capture_default_str();
+  cmd->add_option("--device", o.device, "cpu | cuda | cuda:N (no GPU needed to plan for one)")->capture_default_str();
+  add_technique_options(cmd, o.technique);
+  cmd->add_flag("--json", o.json, "Print one JSON line instead of the table");
+  return cmd;
+}
+
+nlohmann::ordered_json plan_command(const PlanOptions& o, std::ostream& out) {
+  const Device device(o.device);
+  const WorkloadSpec spec{o.model, o.batch, o.optimizer, o.technique, device};
+  const train::TrainerOptions trainer_opts = trainer_options(o.technique, o.batch);
+  const StepPrediction p = predict_step(spec, o.threads);
+  nlohmann::ordered_json by_category, at_peak;
+  for (int c = 0; c < kNumMemoryCategories; ++c) {
+    const char* name = category_name(static_cast<MemoryCategory>(c));
+    by_category[name] = p.peak_by_category[static_cast<size_t>(c)];
+    at_peak[name] = p.at_peak_by_category[static_cast<size_t>(c)];
+  }
+  const nlohmann::ordered_json result{{"model", o.model},
+                                      {"batch", o.batch},
+                                      {"threads", o.threads},
+                                      {"device", device.str()},
+                                      {"optimizer", o.optimizer},
+                                      {"precision", train::precision_name(trainer_opts.precision)},
+                                      {"checkpoint", trainer_opts.checkpoint.str()},
+                                      {"checkpoint_segments", p.checkpoint_segments},
+                                      {"accum", trainer_opts.accum},
+                                      {"peak_bytes", p.peak_bytes},
+                                      {"peak_reserved_bytes", p.peak_reserved_bytes},
+                                      {"peak_op", p.peak_op},
+                                      {"peak_phase", phase_name(p.peak_phase)},
+                                      {"peak_bytes_by_category", by_category},
+                                      {"at_peak_bytes_by_category", at_peak},
+                                      {"simulate_ms", std::round(p.simulate_ms * 10.0) / 10.0}};
+  if (o.json) {
+    out << result.dump() << "\n";
+    return result;
+  }
+  out << "ember plan: " << o.model << ", batch " << o.batch << ", " << device.str() << ", " << o.threads
+      << " threads, " << o.optimizer << ", " << train::precision_name(trainer_opts.precision) << ", checkpoint "
+      << trainer_opts.checkpoint.str();
+  if (p.checkpoint_segments > 0) out << " (" << p.checkpoint_segments << " segments)";
+  out << ", accum " << trainer_opts.accum << "\n"
+      << "  predicted peak   " << format_bytes(p.peak_bytes) << " allocated, " << format_bytes(p.peak_reserved_bytes)
+      << " reserved (simulated in " << std::round(p.simulate_ms * 10.0) / 10.0 << " ms, no math run)\n"
+      << "  at the peak      " << phase_name(p.peak_phase) << ", allocating for " << (p.peak_op.empty() ? "?" : p.peak_op)
+      << "\n\n"
+      << "  category          own peak   at the step's peak\n";
+  for (int c = 0; c < kNumMemoryCategories; ++c) {
+    const size_t i = static_cast<size_t>(c);
+    if (p.peak_by_category[i] == 0) continue;
+    std::string name = category_name(static_cast<MemoryCategory>(c));
+    name.resize(16, ' ');
+    std::string own = format_bytes(p.peak_by_category[i]), now = format_bytes(p.at_peak_by_category[i]);
+    out << "  " << name << " " << std::string(own.size() < 10 ? 10 - own.size() : 0, ' ') << own << "   "
+        << std::string(now.size() < 10 ? 10 - now.size() : 0, ' ') << now << "\n";
+  }
+  if (device.is_cuda())
+    out << "  (CUDA: the backends' own scratch, such as the convolution workspace, is not simulated)\n";
+  return result;
+}
+
+}  // namespace ember::apps

@@ -1,0 +1,35 @@
+#pragma once
+// `ember plan`: the peak memory of a training step, by category, predicted before any
+// math runs (apps/step_planner.h: the real code on shape-only tensors), for the same
+// flags `ember bench-train` takes; a table, or with --json one JSON line.
+//
+//   ember plan --model resnet20 --batch 128 --checkpoint sqrt
+//   ember plan --model convnet --batch 256 --precision fp16 --optimizer adam --json
+#include <cstdint>
+#include <ostream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "apps/technique_options.h"
+
+namespace CLI {
+class App;
+}
+
+namespace ember::apps {
+
+struct PlanOptions {
+  std::string model = "lenet5";
+  int64_t batch = 64;
+  int threads = 1;
+  std::string optimizer = "sgd";
+  std::string device = "cpu";
+  TechniqueOptions technique;
+  bool json = false;
+};
+
+CLI::App* add_plan_command(CLI::App& app, PlanOptions& options);
+nlohmann::ordered_json plan_command(const PlanOptions& options, std::ostream& out);
+
+}  // namespace ember::apps

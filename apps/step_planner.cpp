@@ -1,0 +1,84 @@
+#include "apps/step_planner.h"
+
+#include <omp.h>
+
+#include <chrono>
+
+#include "memory/allocation_observer.h"
+#include "memory/simulation.h"
+#include "memory/stats.h"
+
+namespace ember::apps {
+
+namespace {
+
+// Follows the allocated bytes by category and keeps a snapshot at the highest point.
+class PeakWatcher final : public AllocationObserver {
+ public:
+  explicit PeakWatcher(Device device) : device_(device), previous_(allocation_observer()) {
+    set_allocation_observer(this);
+  }
+  ~PeakWatcher() override { set_allocation_observer(previous_); }
+  PeakWatcher(const PeakWatcher&) = delete;
+  PeakWatcher& operator=(const PeakWatcher&) = delete;
+
+  void on_event(const AllocationEvent& e) noexcept override {
+    if (previous_ != nullptr) previous_->on_event(e);
+    if (e.device != device_) return;
+    live_[static_cast<size_t>(e.category)] += e.allocate ? e.bytes : -e.bytes;
+    if (e.allocate && e.allocated_after > peak_) {
+      peak_ = e.allocated_after;
+      at_peak_ = live_;
+      op_ = e.op != nullptr ? e.op : "";
+      phase_ = current_phase();
+    }
+  }
+  // Starts a new peak from what is live now.
+  void reset(int64_t allocated_now) {
+    peak_ = allocated_now;
+    at_peak_ = live_;
+    op_.clear();
+    phase_ = Phase::other;
+  }
+
+  std::array<int64_t, kNumMemoryCategories> at_peak_{};
+  std::string op_;
+  Phase phase_ = Phase::other;
+
+ private:
+  Device device_;
+  AllocationObserver* previous_;
+  std::array<int64_t, kNumMemoryCategories> live_{};
+  int64_t peak_ = 0;
+};
+
+}  // namespace
+
+StepPrediction predict_step(const WorkloadSpec& spec, int threads) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const int previous_threads = omp_get_max_threads();
+  omp_set_num_threads(threads);
+  StepPrediction p;
+  {
+    SimulationScope simulation(spec.device);
+    PeakWatcher watcher(spec.device);
+    BenchWorkload workload = make_bench_workload(spec);
+    workload.step(0);  // the first step also creates the optimizer's state
+    simulation.allocator().reset_peak_stats();
+    watcher.reset(simulation.stats().allocated_bytes.current);
+    workload.step(1);
+    const MemoryStats stats = simulation.stats();
+    p.peak_bytes = stats.allocated_bytes.peak;
+    p.peak_reserved_bytes = stats.reserved_bytes.peak;
+    for (size_t c = 0; c < p.peak_by_category.size(); ++c) p.peak_by_category[c] = stats.by_category[c].peak;
+    p.at_peak_by_category = watcher.at_peak_;
+    p.peak_op = watcher.op_;
+    p.peak_phase = watcher.phase_;
+    p.checkpoint_segments = workload.trainer->checkpoint_segments();
+  }
+  omp_set_num_threads(previous_threads);
+  p.simulate_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return p;
+}
+
+}  // namespace ember::apps

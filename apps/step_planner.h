@@ -1,0 +1,36 @@
+#pragma once
+// Predicts the memory of a training step before any math runs: the bench workload
+// (apps/bench_workload.h) is built and stepped twice inside a SimulationScope
+// (memory/simulation.h), the real model code on shape-only tensors through the same
+// autograd graph and the same caching-allocator policy, and the second (steady-state)
+// step's statistics are the prediction. No formula: what the code allocates is what is
+// predicted.
+//
+//   StepPrediction p = predict_step({"resnet20", 128, "sgd", {"fp32", "sqrt", 1}, kCPU});
+//   p.peak_bytes;              // what `ember bench-train` with the same flags measures
+//   p.peak_op;                 // "conv2d_backward_input": the op allocating at the peak
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "apps/bench_workload.h"
+#include "memory/scopes.h"
+
+namespace ember::apps {
+
+struct StepPrediction {
+  int64_t peak_bytes = 0;           // allocated, the step's peak
+  int64_t peak_reserved_bytes = 0;  // reserved by the caching allocator
+  std::array<int64_t, kNumMemoryCategories> peak_by_category{};  // each category's own peak
+  std::array<int64_t, kNumMemoryCategories> at_peak_by_category{};  // what was live at the peak
+  std::string peak_op;              // the op whose allocation reached the peak
+  Phase peak_phase = Phase::other;  // and the part of the step it ran in
+  int64_t checkpoint_segments = 0;
+  double simulate_ms = 0.0;         // how long the prediction took
+};
+
+// `threads`: the CPU thread count the step will run with (the CPU convolution's scratch
+// is one column buffer per thread).
+StepPrediction predict_step(const WorkloadSpec& spec, int threads);
+
+}  // namespace ember::apps

@@ -1,0 +1,111 @@
+// ember plan against ember bench-train: the prediction (the real code on shape-only tensors)
+// and the measurement of the same workload, on the CPU.
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "apps/bench_train_command.h"
+#include "apps/plan_command.h"
+#include "apps/step_planner.h"
+#include "core/simulation.h"
+#include "kernels/factories.h"
+#include "memory/memory.h"
+#include "memory/simulation.h"
+#include "models/zoo.h"
+#include "tests/support/op_contract.h"
+
+using namespace ember;
+using namespace ember::apps;
+
+namespace {
+
+struct Case {
+  const char* model;
+  int64_t batch;
+  const char* precision;
+  const char* checkpoint;
+  const char* optimizer;
+};
+
+// The measured peaks of one bench-train step after one warm-up step, net of what the
+// process's allocator already held.
+nlohmann::ordered_json measure(const Case& c) {
+  empty_cache(kCPU);
+  BenchTrainOptions o;
+  o.model = c.model;
+  o.batch = c.batch;
+  o.steps = 1;
+  o.warmup = 1;
+  o.optimizer = c.optimizer;
+  o.technique = {c.precision, c.checkpoint, 1};
+  o.json = true;
+  std::ostringstream out;
+  return bench_train_command(o, out);
+}
+
+}  // namespace
+
+TEST_CASE("ember plan predicts bench-train's peak allocated and reserved bytes by category", "[plan][training]") {
+  const Case cases[] = {{"mlp", 32, "fp32", "none", "sgd"},
+                        {"lenet5", 32, "fp16", "sqrt", "adam"},
+                        {"convnet", 32, "fp32", "sqrt", "adam"},
+                        {"convnet", 32, "fp16", "none", "sgd"},
+                        {"resnet20", 32, "fp32", "sqrt", "sgd"}};
+  for (const Case& c : cases) {
+    INFO(c.model << " batch " << c.batch << " " << c.precision << " checkpoint " << c.checkpoint << " " << c.optimizer);
+    REQUIRE(memory_stats(kCPU).allocated_bytes.current == 0);  // nothing else live: the peaks compare as they are
+    const StepPrediction p = predict_step({c.model, c.batch, c.optimizer, {c.precision, c.checkpoint, 1}, kCPU}, 1);
+    const nlohmann::ordered_json m = measure(c);
+    const double allocated = m["peak_bytes"].get<double>(), reserved = m["peak_reserved_bytes"].get<double>();
+    CHECK(std::abs(static_cast<double>(p.peak_bytes) - allocated) <= 0.05 * allocated);
+    CHECK(std::abs(static_cast<double>(p.peak_reserved_bytes) - reserved) <= 0.10 * reserved);
+    for (int k = 0; k < kNumMemoryCategories; ++k) {
+      const char* name = category_name(static_cast<MemoryCategory>(k));
+      INFO(name);
+      CHECK(p.peak_by_category[static_cast<size_t>(k)] == m["peak_bytes_by_category"][name].get<int64_t>());
+    }
+    CHECK(p.checkpoint_segments == m["checkpoint_segments"].get<int64_t>());
+  }
+}
+
+TEST_CASE("ember plan takes well under a second for every zoo model and touches no memory", "[plan]") {
+  reset_peak_stats(kCPU);
+  const MemoryStats before = memory_stats(kCPU);
+  for (const std::string& model : models::model_names()) {
+    INFO(model);
+    const StepPrediction p = predict_step({model, 256, "adam", {"fp16", "sqrt", 1}, kCPU}, 2);
+    CHECK(p.peak_bytes > 0);
+    CHECK(p.simulate_ms < 1000.0);
+    CHECK_FALSE(p.peak_op.empty());
+  }
+  // A step of 256 images allocates tens of MiB; the real allocator saw none of it.
+  CHECK(memory_stats(kCPU).allocated_bytes.peak - before.allocated_bytes.current < (1 << 20));
+  CHECK_FALSE(simulating());
+}
+
+TEST_CASE("a simulation hands out address space, skips the math, and gives zeros to host reads", "[plan]") {
+  SimulationScope sim(kCPU);
+  Tensor a = ones({256, 256});
+  Tensor b = matmul(a, a);
+  CHECK(b.shape() == Shape{256, 256});
+  CHECK(sim.stats().allocated_bytes.current == 2 * 256 * 256 * 4);
+  CHECK(b.sum().item<float>() == 0.0f);  // not 256^3: nothing was computed
+  CHECK_THROWS(SimulationScope(kCPU));   // no nesting
+}
+
+TEST_CASE("ember plan prints a table, or with --json the prediction", "[plan][cli]") {
+  PlanOptions o;
+  o.model = "lenet5";
+  o.batch = 16;
+  std::ostringstream table;
+  plan_command(o, table);
+  CHECK(table.str().find("predicted peak") != std::string::npos);
+  CHECK(table.str().find("activation") != std::string::npos);
+  o.json = true;
+  std::ostringstream json;
+  const nlohmann::ordered_json j = plan_command(o, json);
+  CHECK(nlohmann::json::parse(json.str())["peak_bytes"].get<int64_t>() == j["peak_bytes"].get<int64_t>());
+  CHECK(j["peak_phase"].get<std::string>() != "other");
+  o.device = "cuda";  // planned without a GPU
+  CHECK(plan_command(o, json)["device"].get<std::string>() == "cuda:0");
+}

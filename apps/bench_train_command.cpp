@@ -50,7 +50,7 @@ nlohmann::ordered_json bench_train_command(const BenchTrainOptions& o, std::ostr
   int64_t step_index = 0;
   auto step = [&](int i) {
     memory_session.begin_step(step_index++);
-    workload.step(i);
+    workload.step(static_cast<size_t>(i));
   };
   for (int i = 0; i < o.warmup; ++i) step(i);
   cuda::synchronize();

@@ -25,15 +25,22 @@ struct WorkloadSpec {
   std::string optimizer = "sgd";  // sgd (momentum 0.9, lr 0.05) | adam | adamw (lr 1e-3)
   TechniqueOptions technique;
   Device device = kCPU;
+  int data_batches = kBenchPool;  // batches held at once (ember train's loader: prefetched + the one in use)
+  Shape sample{1, 28, 28};        // one input's shape
+  int64_t classes = 10;
+  // Bytes already held before the workload is built, in allocation order (ember train: the
+  // data set's tensors), so a plan shares segments with them as the real run does.
+  std::vector<int64_t> resident_bytes;
 };
 
 struct BenchWorkload {
+  std::vector<Tensor> resident;  // stand-ins for WorkloadSpec::resident_bytes
   std::shared_ptr<nn::Module> model;
   std::vector<Tensor> images, labels;
   std::unique_ptr<train::Trainer> trainer;
 
   // One optimizer step on batch i of the pool (cycled).
-  train::StepResult step(int64_t i) { return trainer->step(images[i % kBenchPool], labels[i % kBenchPool]); }
+  train::StepResult step(size_t i) { return trainer->step(images[i % images.size()], labels[i % labels.size()]); }
 };
 
 // Seeds the generator (0) and builds the workload; the flags are checked first (technique_options.h).

@@ -1,9 +1,14 @@
 #include "apps/plan_command.h"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cmath>
+#include <iomanip>
+#include <optional>
 
+#include "apps/memory_budget.h"
 #include "apps/step_planner.h"
+#include "memory/byte_size.h"
 #include "memory/stats.h"
 #include "models/zoo.h"
 #include "train/trainer.h"
@@ -25,22 +30,61 @@ CLI::App* add_plan_command(CLI::App& app, PlanOptions& o) {
       ->capture_default_str();
   cmd->add_option("--device", o.device, "cpu | cuda | cuda:N (no GPU needed to plan for one)")->capture_default_str();
   add_technique_options(cmd, o.technique);
+  cmd->add_option("--memory-budget", o.memory_budget,
+                  "Choose --precision, --checkpoint and --accum so the step fits this many bytes (e.g. 64MiB), "
+                  "at the least modelled slowdown");
   cmd->add_flag("--json", o.json, "Print one JSON line instead of the table");
   return cmd;
 }
 
+namespace {
+
+bool default_technique(const TechniqueOptions& t) {
+  const TechniqueOptions defaults;
+  return t.precision == defaults.precision && t.checkpoint == defaults.checkpoint && t.accum == defaults.accum;
+}
+
+// The candidates --memory-budget simulated, and what each came to.
+void print_budget_fit(const BudgetFit& fit, int64_t batch, size_t budget, std::ostream& out) {
+  out << "ember plan --memory-budget " << format_bytes(static_cast<int64_t>(budget)) << ": tried, cheapest first\n"
+      << "  slowdown  settings                                          peak (reserved)\n";
+  for (const BudgetCandidate& c : fit.candidates) {
+    if (!c.tried) break;
+    std::string settings = describe(c.technique, batch);
+    settings.resize(48, ' ');
+    out << "  " << std::fixed << std::setprecision(2) << c.slowdown << "x     " << settings << "  "
+        << (c.prediction.fits ? format_bytes(c.prediction.peak_bytes) + " (" +
+                                    format_bytes(c.prediction.peak_reserved_bytes) + ")  fits"
+                              : std::string("does not fit"))
+        << "\n";
+  }
+  out << std::defaultfloat << "\n";
+}
+
+}  // namespace
+
 nlohmann::ordered_json plan_command(const PlanOptions& o, std::ostream& out) {
   const Device device(o.device);
-  const WorkloadSpec spec{o.model, o.batch, o.optimizer, o.technique, device};
-  const train::TrainerOptions trainer_opts = trainer_options(o.technique, o.batch);
-  const StepPrediction p = predict_step(spec, o.threads);
+  WorkloadSpec spec{o.model, o.batch, o.optimizer, o.technique, device};
+  std::optional<BudgetFit> fit;
+  if (!o.memory_budget.empty()) {
+    EMBER_CHECK(default_technique(o.technique),
+                "--memory-budget chooses --precision, --checkpoint and --accum itself; leave them out");
+    const size_t budget = parse_byte_size(o.memory_budget, "--memory-budget");
+    fit = fit_memory_budget(spec, o.threads, budget);
+    if (!fit->chosen) throw Error(nothing_fits_message(*fit, spec, budget));
+    spec.technique = fit->chosen->technique;
+    if (!o.json) print_budget_fit(*fit, o.batch, budget, out);
+  }
+  const train::TrainerOptions trainer_opts = trainer_options(spec.technique, o.batch);
+  const StepPrediction p = fit ? fit->chosen->prediction : predict_step(spec, o.threads);
   nlohmann::ordered_json by_category, at_peak;
   for (int c = 0; c < kNumMemoryCategories; ++c) {
     const char* name = category_name(static_cast<MemoryCategory>(c));
     by_category[name] = p.peak_by_category[static_cast<size_t>(c)];
     at_peak[name] = p.at_peak_by_category[static_cast<size_t>(c)];
   }
-  const nlohmann::ordered_json result{{"model", o.model},
+  nlohmann::ordered_json result{{"model", o.model},
                                       {"batch", o.batch},
                                       {"threads", o.threads},
                                       {"device", device.str()},
@@ -56,6 +100,12 @@ nlohmann::ordered_json plan_command(const PlanOptions& o, std::ostream& out) {
                                       {"peak_bytes_by_category", by_category},
                                       {"at_peak_bytes_by_category", at_peak},
                                       {"simulate_ms", std::round(p.simulate_ms * 10.0) / 10.0}};
+  if (fit) {
+    result["memory_budget_bytes"] = parse_byte_size(o.memory_budget, "--memory-budget");
+    result["modelled_slowdown"] = fit->chosen->slowdown;
+    result["candidates_simulated"] = std::count_if(fit->candidates.begin(), fit->candidates.end(),
+                                                   [](const BudgetCandidate& c) { return c.tried; });
+  }
   if (o.json) {
     out << result.dump() << "\n";
     return result;

@@ -5,6 +5,7 @@
 //
 //   ember plan --model resnet20 --batch 128 --checkpoint sqrt
 //   ember plan --model convnet --batch 256 --precision fp16 --optimizer adam --json
+//   ember plan --model resnet20 --batch 512 --memory-budget 64MiB   # which settings fit, at what cost
 #include <cstdint>
 #include <ostream>
 #include <string>
@@ -26,6 +27,7 @@ struct PlanOptions {
   std::string optimizer = "sgd";
   std::string device = "cpu";
   TechniqueOptions technique;
+  std::string memory_budget;  // --memory-budget: choose the techniques that fit (apps/memory_budget.h)
   bool json = false;
 };
 

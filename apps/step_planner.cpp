@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "memory/allocation_observer.h"
+#include "memory/out_of_memory.h"
 #include "memory/simulation.h"
 #include "memory/stats.h"
 
@@ -54,19 +55,25 @@ class PeakWatcher final : public AllocationObserver {
 
 }  // namespace
 
-StepPrediction predict_step(const WorkloadSpec& spec, int threads) {
+StepPrediction predict_step(const WorkloadSpec& spec, int threads, size_t capacity) {
   const auto t0 = std::chrono::steady_clock::now();
   const int previous_threads = omp_get_max_threads();
   omp_set_num_threads(threads);
   StepPrediction p;
   {
-    SimulationScope simulation(spec.device);
+    SimulationScope simulation(spec.device, capacity);
     PeakWatcher watcher(spec.device);
-    BenchWorkload workload = make_bench_workload(spec);
-    workload.step(0);  // the first step also creates the optimizer's state
-    simulation.allocator().reset_peak_stats();
-    watcher.reset(simulation.stats().allocated_bytes.current);
-    workload.step(1);
+    BenchWorkload workload;
+    try {
+      workload = make_bench_workload(spec);
+      workload.step(0);  // the first step also creates the optimizer's state
+      simulation.allocator().reset_peak_stats();
+      watcher.reset(simulation.stats().allocated_bytes.current);
+      workload.step(1);
+    } catch (const OutOfMemoryError& e) {
+      p.fits = false;
+      p.out_of_memory = e.what();
+    }
     const MemoryStats stats = simulation.stats();
     p.peak_bytes = stats.allocated_bytes.peak;
     p.peak_reserved_bytes = stats.reserved_bytes.peak;
@@ -74,7 +81,7 @@ StepPrediction predict_step(const WorkloadSpec& spec, int threads) {
     p.at_peak_by_category = watcher.at_peak_;
     p.peak_op = watcher.op_;
     p.peak_phase = watcher.phase_;
-    p.checkpoint_segments = workload.trainer->checkpoint_segments();
+    p.checkpoint_segments = workload.trainer ? workload.trainer->checkpoint_segments() : 0;
   }
   omp_set_num_threads(previous_threads);
   p.simulate_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

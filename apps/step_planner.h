@@ -27,10 +27,14 @@ struct StepPrediction {
   Phase peak_phase = Phase::other;  // and the part of the step it ran in
   int64_t checkpoint_segments = 0;
   double simulate_ms = 0.0;         // how long the prediction took
+  bool fits = true;                 // false: the step ran out of the capacity it was given
+  std::string out_of_memory;        // and the allocator's message
 };
 
 // `threads`: the CPU thread count the step will run with (the CPU convolution's scratch
-// is one column buffer per thread).
-StepPrediction predict_step(const WorkloadSpec& spec, int threads);
+// is one column buffer per thread). `capacity` (bytes, 0: none) simulates a device of that
+// size, with the caching allocator's real out-of-memory path (free the cache, retry): a
+// step that would fail under that limit comes back with fits = false.
+StepPrediction predict_step(const WorkloadSpec& spec, int threads, size_t capacity = 0);
 
 }  // namespace ember::apps

@@ -8,8 +8,10 @@
 #include <chrono>
 #include <iomanip>
 #include <iostream>
+#include <sstream>
 #include <vector>
 
+#include "apps/memory_budget.h"
 #include "apps/progress_bar.h"
 #include "apps/report_table.h"
 #include "apps/train_setup.h"
@@ -19,6 +21,7 @@
 #include "core/generator.h"
 #include "data/data_loader.h"
 #include "data/synthetic.h"
+#include "memory/byte_size.h"
 #include "memory/memory.h"
 #include "models/metrics.h"
 #include "models/zoo.h"
@@ -130,8 +133,48 @@ CLI::App* add_train_command(CLI::App& app, TrainOptions& o) {
       ->check(CLI::Range(0.0, 1.0));
   add_memory_options(cmd, o.memory);
   add_technique_options(cmd, o.technique);
+  cmd->add_option("--memory-budget", o.memory_budget,
+                  "Choose --precision, --checkpoint and --accum so training fits this many bytes, the data set "
+                  "included (e.g. 64MiB), at the least modelled slowdown; see `ember plan --memory-budget`");
   return cmd;
 }
+
+namespace {
+
+// --memory-budget for this run: the techniques whose simulated step fits the budget, with
+// the data sets' tensors allocated first as in the real run (the loader holds its
+// prefetched batches and the one in use). Throws when nothing fits; `line` tells the choice.
+TechniqueOptions fit_training_budget(const TrainOptions& o, const TrainData& train_data, Device device,
+                                     std::string& line) {
+  const data::Dataset& dataset = train_data.train;
+  const size_t budget = parse_byte_size(o.memory_budget, "--memory-budget");
+  WorkloadSpec spec{o.model, o.batch, o.optimizer, {}, device};
+  spec.data_batches = static_cast<int>(data::DataLoaderOptions{}.prefetch_batches) + 1;
+  spec.sample = sample_shape(dataset);
+  spec.classes = dataset.num_classes;
+  if (device.is_cpu()) {  // the data sets live in host memory, under the same budget
+    std::vector<const void*> seen;  // synthetic data's test set is its training set
+    for (const data::Dataset* d : {&train_data.train, &train_data.test})
+      for (const Tensor* t : {&d->images, &d->labels}) {
+        if (std::find(seen.begin(), seen.end(), t->data_ptr()) != seen.end()) continue;
+        seen.push_back(t->data_ptr());
+        spec.resident_bytes.push_back(static_cast<int64_t>(t->nbytes()));
+      }
+  }
+  const int threads = o.threads > 0 ? o.threads : omp_get_max_threads();
+  const BudgetFit fit = fit_memory_budget(spec, threads, budget);
+  if (!fit.chosen) throw Error(nothing_fits_message(fit, spec, budget));
+  std::ostringstream os;
+  os << "memory budget " << format_bytes(static_cast<int64_t>(budget)) << " (the data set included): "
+     << describe(fit.chosen->technique, o.batch) << ", predicted step peak "
+     << format_bytes(fit.chosen->prediction.peak_bytes) << " allocated, "
+     << format_bytes(fit.chosen->prediction.peak_reserved_bytes) << " reserved, modelled slowdown "
+     << fit.chosen->slowdown << "x\n";
+  line = os.str();
+  return fit.chosen->technique;
+}
+
+}  // namespace
 
 TrainSummary run_train(const TrainOptions& options, std::ostream& out) {
   const TrainOptions o = with_recipe(options);
@@ -139,7 +182,10 @@ TrainSummary run_train(const TrainOptions& options, std::ostream& out) {
   if (o.threads > 0) omp_set_num_threads(o.threads);
   manual_seed(o.seed);
   const Device device = choose_device(o.device);
-  const train::TrainerOptions trainer_opts = trainer_options(o.technique, o.batch);  // bad values fail here
+  train::TrainerOptions trainer_opts = trainer_options(o.technique, o.batch);  // bad values fail here
+  EMBER_CHECK(o.memory_budget.empty() || (o.technique.precision == "fp32" && o.technique.checkpoint == "none" &&
+                                          o.technique.accum == 1),
+              "--memory-budget chooses --precision, --checkpoint and --accum itself; leave them out");
   // Before the model exists, so the report sees parameters and optimizer state being created.
   MemorySession memory_session(o.memory, device, o.model + " on " + o.data + ", batch " + std::to_string(o.batch));
 
@@ -151,6 +197,12 @@ TrainSummary run_train(const TrainOptions& options, std::ostream& out) {
   const TrainData train_data = load_train_data(o.data, o.data_dir, data_options);
   const data::Dataset& dataset = train_data.train;
   const int64_t n = dataset.size();
+
+  std::string budget_line;
+  if (!o.memory_budget.empty()) {
+    const TechniqueOptions chosen = fit_training_budget(o, train_data, device, budget_line);
+    trainer_opts = trainer_options(chosen, o.batch);
+  }
 
   std::shared_ptr<nn::Module> model = models::make_model(o.model, sample_shape(dataset), dataset.num_classes);
   if (!o.load.empty()) load_weights(o.load, *model);
@@ -192,6 +244,7 @@ TrainSummary run_train(const TrainOptions& options, std::ostream& out) {
         << (o.optimizer == "sgd" && o.nesterov ? " nesterov" : "") << " wd " << o.weight_decay << " ("
         << o.schedule << "), batch " << o.batch << ", " << o.epochs << " epochs, " << describe(trainer, o.batch)
         << "\n"
+        << budget_line
         << table.header() << std::flush;
   }
 

@@ -58,6 +58,7 @@ struct TrainOptions {
   double min_accuracy = 0.0;  // exit code 2 when the final accuracy is below (smoke tests)
   MemoryOptions memory;       // --memory-report, --memory-trace, --memory-limit
   TechniqueOptions technique;  // --precision, --checkpoint, --accum
+  std::string memory_budget;   // --memory-budget: choose the techniques that fit (apps/memory_budget.h)
 };
 
 struct TrainSummary {

@@ -6,6 +6,7 @@
 
 #include "apps/bench_train_command.h"
 #include "apps/plan_command.h"
+#include "apps/memory_budget.h"
 #include "apps/step_planner.h"
 #include "core/simulation.h"
 #include "kernels/factories.h"
@@ -108,4 +109,56 @@ TEST_CASE("ember plan prints a table, or with --json the prediction", "[plan][cl
   CHECK(j["peak_phase"].get<std::string>() != "other");
   o.device = "cuda";  // planned without a GPU
   CHECK(plan_command(o, json)["device"].get<std::string>() == "cuda:0");
+}
+
+TEST_CASE("a memory budget picks settings whose real step runs under that memory limit", "[plan][training]") {
+  struct BudgetCase {
+    const char* model;
+    int64_t batch;
+    size_t budget;
+  };
+  for (const BudgetCase& c : {BudgetCase{"convnet", 256, 48u << 20}, BudgetCase{"resnet20", 128, 32u << 20},
+                              BudgetCase{"lenet5", 1024, 32u << 20}}) {
+    INFO(c.model << " batch " << c.batch << " budget " << (c.budget >> 20) << " MiB");
+    WorkloadSpec spec{c.model, c.batch, "sgd", {}, kCPU};
+    spec.data_batches = 3;  // as ember train's loader: two prefetched and one in use
+    const BudgetFit fit = fit_memory_budget(spec, 1, c.budget);
+    REQUIRE(fit.chosen);
+    CHECK(fit.chosen->prediction.peak_reserved_bytes <= static_cast<int64_t>(c.budget));
+    // Everything tried before the choice was cheaper and did not fit.
+    for (const BudgetCandidate& k : fit.candidates) {
+      if (!k.tried || k.prediction.fits) break;
+      CHECK(k.slowdown <= fit.chosen->slowdown);
+    }
+    empty_cache(kCPU);
+    REQUIRE(memory_stats(kCPU).reserved_bytes.current == 0);
+    set_cpu_memory_limit(c.budget);
+    spec.technique = fit.chosen->technique;
+    CHECK_NOTHROW([&] {
+      BenchWorkload w = make_bench_workload(spec);
+      w.step(0);
+      w.step(1);
+    }());
+    set_cpu_memory_limit(0);
+    empty_cache(kCPU);
+  }
+}
+
+TEST_CASE("a memory budget that nothing fits names the smallest peak possible", "[plan]") {
+  const WorkloadSpec spec{"resnet20", 256, "sgd", {}, kCPU};
+  const BudgetFit fit = fit_memory_budget(spec, 1, 4u << 20);
+  CHECK_FALSE(fit.chosen);
+  const std::string message = nothing_fits_message(fit, spec, 4u << 20);
+  CHECK(message.find("smallest peak possible") != std::string::npos);
+  // At the smallest micro-batch the weights dominate, so fp16 (which adds fp32 masters) need not win.
+  CHECK(message.find(describe(fit.smallest.technique, 256)) != std::string::npos);
+  CHECK(fit.smallest.prediction.peak_bytes > (4 << 20));
+  PlanOptions o;
+  o.model = "lenet5";
+  o.memory_budget = "1MiB";
+  std::ostringstream out;
+  CHECK_THROWS_WITH(plan_command(o, out), Catch::Matchers::Contains("no combination"));
+  o.memory_budget = "64MiB";
+  o.technique.accum = 2;
+  CHECK_THROWS_WITH(plan_command(o, out), Catch::Matchers::Contains("leave them out"));
 }

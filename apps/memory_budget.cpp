@@ -1,0 +1,102 @@
+#include "apps/memory_budget.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "memory/stats.h"
+
+namespace ember::apps {
+
+namespace {
+// Micro-batches below this are not tried: they starve every kernel, and batch norm needs > 1.
+constexpr int64_t kMinMicroBatch = 4;
+}  // namespace
+
+double modelled_slowdown(const TechniqueOptions& t, Device device) {
+  double s = 1.0;
+  if (t.checkpoint != "none") s *= 4.0 / 3.0;
+  s *= 1.0 + 0.05 * static_cast<double>(t.accum - 1);
+  if (t.precision == "fp16" && device.is_cpu()) s *= 2.5;
+  return s;
+}
+
+std::vector<BudgetCandidate> budget_candidates(const WorkloadSpec& spec) {
+  std::vector<BudgetCandidate> out;
+  for (const char* precision : {"fp32", "fp16"})
+    for (const char* checkpoint : {"none", "sqrt"})
+      for (int64_t accum = 1; accum <= spec.batch / kMinMicroBatch || accum == 1; ++accum) {
+        if (spec.batch % accum != 0) continue;
+        BudgetCandidate c;
+        c.technique = {precision, checkpoint, accum};
+        c.slowdown = modelled_slowdown(c.technique, spec.device);
+        out.push_back(c);
+      }
+  // Cheapest first; at equal cost the one with fewer micro-batches (the larger GEMMs).
+  std::stable_sort(out.begin(), out.end(), [](const BudgetCandidate& a, const BudgetCandidate& b) {
+    return a.slowdown < b.slowdown;
+  });
+  return out;
+}
+
+BudgetFit fit_memory_budget(const WorkloadSpec& spec, int threads, size_t budget) {
+  BudgetFit fit;
+  fit.candidates = budget_candidates(spec);
+  for (BudgetCandidate& c : fit.candidates) {
+    WorkloadSpec s = spec;
+    s.technique = c.technique;
+    c.tried = true;
+    try {
+      c.prediction = predict_step(s, threads, budget);
+    } catch (const Error& e) {  // a setting this model cannot take (batch norm over a micro-batch of 1...)
+      c.prediction.fits = false;
+      c.prediction.out_of_memory = e.what();
+      continue;
+    }
+    if (c.prediction.fits) {
+      fit.chosen = c;
+      break;
+    }
+  }
+  if (!fit.chosen) {
+    // The smallest peak possible: for each precision and checkpoint, the smallest micro-batch,
+    // simulated without a limit (fp16 + sqrt is usually the winner, but a model may disagree).
+    bool first = true;
+    for (const char* precision : {"fp32", "fp16"})
+      for (const char* checkpoint : {"none", "sqrt"}) {
+        BudgetCandidate c;
+        for (const BudgetCandidate& k : fit.candidates)
+          if (k.technique.precision == precision && k.technique.checkpoint == checkpoint &&
+              k.technique.accum > c.technique.accum)
+            c = k;
+        WorkloadSpec s = spec;
+        s.technique = c.technique;
+        try {
+          c.prediction = predict_step(s, threads, 0);
+        } catch (const Error&) {
+          continue;
+        }
+        if (first || c.prediction.peak_reserved_bytes < fit.smallest.prediction.peak_reserved_bytes) fit.smallest = c;
+        first = false;
+      }
+  }
+  return fit;
+}
+
+std::string describe(const TechniqueOptions& t, int64_t batch) {
+  std::ostringstream os;
+  os << t.precision << ", checkpoint " << t.checkpoint << ", accum " << t.accum << " (micro-batch "
+     << batch / t.accum << ")";
+  return os.str();
+}
+
+std::string nothing_fits_message(const BudgetFit& fit, const WorkloadSpec& spec, size_t budget) {
+  std::ostringstream os;
+  os << "--memory-budget " << format_bytes(static_cast<int64_t>(budget)) << ": no combination of --precision, "
+     << "--checkpoint and --accum fits " << spec.model << " at batch " << spec.batch << " (" << fit.candidates.size()
+     << " simulated). The smallest peak possible is " << format_bytes(fit.smallest.prediction.peak_bytes)
+     << " allocated, " << format_bytes(fit.smallest.prediction.peak_reserved_bytes) << " reserved, with "
+     << describe(fit.smallest.technique, spec.batch) << ": raise the budget to at least that, or use a smaller model.";
+  return os.str();
+}
+
+}  // namespace ember::apps

@@ -1,0 +1,51 @@
+#pragma once
+// --memory-budget: the memory techniques that make a training step fit a budget, chosen from
+// predictions (apps/step_planner.h), at the least expected slowdown. The effective batch, and
+// so what training computes, stays the one asked for: only how the step is run changes.
+//
+//   BudgetFit fit = fit_memory_budget(spec, /*threads=*/2, 64 << 20);
+//   if (fit.chosen) spec.technique = fit.chosen->technique;   // e.g. fp32, checkpoint sqrt, accum 4
+//
+// The slowdown model (relative to fp32, no checkpointing, one micro-batch):
+//   checkpoint sqrt  x 4/3: recompute is about one extra forward of the checkpointed part,
+//                    and a forward is about a third of a step (backward ~ two forwards);
+//   accum k          x (1 + 0.05 (k - 1)): each extra micro-batch costs launch and
+//                    per-call overhead; small batches also use threads and caches less well;
+//   fp16             x 2.5 on the CPU (storage only: every op widens, docs/memory.md part 2),
+//                    x 1 on a GPU (half the bytes moved; tensor cores not assumed).
+// The candidates are tried cheapest first; the first whose simulated step fits wins.
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "apps/bench_workload.h"
+#include "apps/step_planner.h"
+
+namespace ember::apps {
+
+struct BudgetCandidate {
+  TechniqueOptions technique;
+  double slowdown = 1.0;  // the model above
+  StepPrediction prediction;
+  bool tried = false;     // simulated (candidates after the chosen one are not)
+};
+
+struct BudgetFit {
+  std::vector<BudgetCandidate> candidates;  // in the order tried
+  std::optional<BudgetCandidate> chosen;    // none fits: see smallest
+  BudgetCandidate smallest;                 // the candidate with the smallest peak (simulated without a limit)
+};
+
+double modelled_slowdown(const TechniqueOptions& technique, Device device);
+// Every combination of precision, checkpoint (none, sqrt) and accum (the divisors of the
+// batch, micro-batch >= 1) for spec, cheapest first. spec.technique is ignored.
+std::vector<BudgetCandidate> budget_candidates(const WorkloadSpec& spec);
+// Simulates the candidates under a device of `budget` bytes until one fits.
+BudgetFit fit_memory_budget(const WorkloadSpec& spec, int threads, size_t budget);
+// "fp16, checkpoint sqrt, accum 4 (micro-batch 64)".
+std::string describe(const TechniqueOptions& technique, int64_t batch);
+// The error when nothing fits: the budget, the smallest possible peak and its settings.
+std::string nothing_fits_message(const BudgetFit& fit, const WorkloadSpec& spec, size_t budget);
+
+}  // namespace ember::apps

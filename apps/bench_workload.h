@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "apps/technique_options.h"
@@ -20,6 +21,12 @@ namespace ember::apps {
 inline constexpr int kBenchPool = 8;  // distinct synthetic batches, cycled (as the libtorch peer)
 
 struct WorkloadSpec {
+  WorkloadSpec() = default;
+  WorkloadSpec(std::string model_name, int64_t batch_size, std::string optimizer_name, TechniqueOptions techniques,
+               Device on)
+      : model(std::move(model_name)), batch(batch_size), optimizer(std::move(optimizer_name)),
+        technique(std::move(techniques)), device(on) {}
+
   std::string model = "lenet5";
   int64_t batch = 64;
   std::string optimizer = "sgd";  // sgd (momentum 0.9, lr 0.05) | adam | adamw (lr 1e-3)

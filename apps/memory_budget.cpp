@@ -12,6 +12,12 @@ namespace {
 constexpr int64_t kMinMicroBatch = 4;
 }  // namespace
 
+void check_budget_chooses_techniques(const TechniqueOptions& t) {
+  const TechniqueOptions defaults;
+  EMBER_CHECK(t.precision == defaults.precision && t.checkpoint == defaults.checkpoint && t.accum == defaults.accum,
+              "--memory-budget chooses --precision, --checkpoint and --accum itself; leave them out");
+}
+
 double modelled_slowdown(const TechniqueOptions& t, Device device) {
   double s = 1.0;
   if (t.checkpoint != "none") s *= 4.0 / 3.0;

@@ -37,9 +37,11 @@ struct BudgetFit {
   BudgetCandidate smallest;                 // the candidate with the smallest peak (simulated without a limit)
 };
 
+// --memory-budget chooses the techniques itself: throws when one was set by a flag too.
+void check_budget_chooses_techniques(const TechniqueOptions& technique);
 double modelled_slowdown(const TechniqueOptions& technique, Device device);
 // Every combination of precision, checkpoint (none, sqrt) and accum (the divisors of the
-// batch, micro-batch >= 1) for spec, cheapest first. spec.technique is ignored.
+// batch that leave micro-batches of at least 4) for spec, cheapest first. spec.technique is ignored.
 std::vector<BudgetCandidate> budget_candidates(const WorkloadSpec& spec);
 // Simulates the candidates under a device of `budget` bytes until one fits.
 BudgetFit fit_memory_budget(const WorkloadSpec& spec, int threads, size_t budget);

@@ -39,11 +39,6 @@ CLI::App* add_plan_command(CLI::App& app, PlanOptions& o) {
 
 namespace {
 
-bool default_technique(const TechniqueOptions& t) {
-  const TechniqueOptions defaults;
-  return t.precision == defaults.precision && t.checkpoint == defaults.checkpoint && t.accum == defaults.accum;
-}
-
 // The candidates --memory-budget simulated, and what each came to.
 void print_budget_fit(const BudgetFit& fit, int64_t batch, size_t budget, std::ostream& out) {
   out << "ember plan --memory-budget " << format_bytes(static_cast<int64_t>(budget)) << ": tried, cheapest first\n"
@@ -67,10 +62,10 @@ nlohmann::ordered_json plan_command(const PlanOptions& o, std::ostream& out) {
   const Device device(o.device);
   WorkloadSpec spec{o.model, o.batch, o.optimizer, o.technique, device};
   std::optional<BudgetFit> fit;
+  size_t budget = 0;
   if (!o.memory_budget.empty()) {
-    EMBER_CHECK(default_technique(o.technique),
-                "--memory-budget chooses --precision, --checkpoint and --accum itself; leave them out");
-    const size_t budget = parse_byte_size(o.memory_budget, "--memory-budget");
+    check_budget_chooses_techniques(o.technique);
+    budget = parse_byte_size(o.memory_budget, "--memory-budget");
     fit = fit_memory_budget(spec, o.threads, budget);
     if (!fit->chosen) throw Error(nothing_fits_message(*fit, spec, budget));
     spec.technique = fit->chosen->technique;
@@ -101,7 +96,7 @@ nlohmann::ordered_json plan_command(const PlanOptions& o, std::ostream& out) {
                                       {"at_peak_bytes_by_category", at_peak},
                                       {"simulate_ms", std::round(p.simulate_ms * 10.0) / 10.0}};
   if (fit) {
-    result["memory_budget_bytes"] = parse_byte_size(o.memory_budget, "--memory-budget");
+    result["memory_budget_bytes"] = budget;
     result["modelled_slowdown"] = fit->chosen->slowdown;
     result["candidates_simulated"] = std::count_if(fit->candidates.begin(), fit->candidates.end(),
                                                    [](const BudgetCandidate& c) { return c.tried; });

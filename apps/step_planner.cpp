@@ -16,15 +16,10 @@ namespace {
 // Follows the allocated bytes by category and keeps a snapshot at the highest point.
 class PeakWatcher final : public AllocationObserver {
  public:
-  explicit PeakWatcher(Device device) : device_(device), previous_(allocation_observer()) {
-    set_allocation_observer(this);
-  }
-  ~PeakWatcher() override { set_allocation_observer(previous_); }
-  PeakWatcher(const PeakWatcher&) = delete;
-  PeakWatcher& operator=(const PeakWatcher&) = delete;
+  explicit PeakWatcher(Device device) : device_(device) {}
 
   void on_event(const AllocationEvent& e) noexcept override {
-    if (previous_ != nullptr) previous_->on_event(e);
+    install_.forward(e);
     if (e.device != device_) return;
     live_[static_cast<size_t>(e.category)] += e.allocate ? e.bytes : -e.bytes;
     if (e.allocate && e.allocated_after > peak_) {
@@ -48,9 +43,9 @@ class PeakWatcher final : public AllocationObserver {
 
  private:
   Device device_;
-  AllocationObserver* previous_;
   std::array<int64_t, kNumMemoryCategories> live_{};
   int64_t peak_ = 0;
+  ObserverInstall install_{this};  // last: installed once the rest is built
 };
 
 }  // namespace

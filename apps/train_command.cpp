@@ -149,7 +149,8 @@ TechniqueOptions fit_training_budget(const TrainOptions& o, const TrainData& tra
   const data::Dataset& dataset = train_data.train;
   const size_t budget = parse_byte_size(o.memory_budget, "--memory-budget");
   WorkloadSpec spec{o.model, o.batch, o.optimizer, {}, device};
-  spec.data_batches = static_cast<int>(data::DataLoaderOptions{}.prefetch_batches) + 1;
+  spec.data_batches =  // what the training loader will hold: its prefetched batches and the one in use
+      static_cast<int>(loader_options(train_data, o.batch, true, o.seed, device).prefetch_batches) + 1;
   spec.sample = sample_shape(dataset);
   spec.classes = dataset.num_classes;
   if (device.is_cpu()) {  // the data sets live in host memory, under the same budget
@@ -183,9 +184,7 @@ TrainSummary run_train(const TrainOptions& options, std::ostream& out) {
   manual_seed(o.seed);
   const Device device = choose_device(o.device);
   train::TrainerOptions trainer_opts = trainer_options(o.technique, o.batch);  // bad values fail here
-  EMBER_CHECK(o.memory_budget.empty() || (o.technique.precision == "fp32" && o.technique.checkpoint == "none" &&
-                                          o.technique.accum == 1),
-              "--memory-budget chooses --precision, --checkpoint and --accum itself; leave them out");
+  if (!o.memory_budget.empty()) check_budget_chooses_techniques(o.technique);
   // Before the model exists, so the report sees parameters and optimizer state being created.
   MemorySession memory_session(o.memory, device, o.model + " on " + o.data + ", batch " + std::to_string(o.batch));
 

@@ -31,6 +31,31 @@ class AllocationObserver {
 void set_allocation_observer(AllocationObserver* observer);  // nullptr: none
 AllocationObserver* allocation_observer();
 
+// Installs an observer for a scope on top of the one already installed (the memory report's
+// recorder, say) and puts that one back at the end. Declare it as the observer's last member,
+// so it installs once the rest is built and uninstalls before the rest is torn down:
+//
+//   class Watch final : public AllocationObserver {
+//     void on_event(const AllocationEvent& e) noexcept override { ...; install_.forward(e); }
+//     ObserverInstall install_{this};
+//   };
+class ObserverInstall {
+ public:
+  explicit ObserverInstall(AllocationObserver* observer) : previous_(allocation_observer()) {
+    set_allocation_observer(observer);
+  }
+  ~ObserverInstall() { set_allocation_observer(previous_); }
+  ObserverInstall(const ObserverInstall&) = delete;
+  ObserverInstall& operator=(const ObserverInstall&) = delete;
+  // Passes an event on to the observer that was installed before, if any.
+  void forward(const AllocationEvent& e) const noexcept {
+    if (previous_ != nullptr) previous_->on_event(e);
+  }
+
+ private:
+  AllocationObserver* previous_;
+};
+
 // What the allocators call: forwards to the observer, if one is set.
 struct MemoryStats;
 void notify_allocation_observer(bool allocate, const void* ptr, int64_t bytes, MemoryCategory category,

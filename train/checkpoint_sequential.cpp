@@ -33,19 +33,14 @@ struct LayerCosts {
 // to the observer that was installed before (the memory report's recorder).
 class ActivationWatch : public AllocationObserver {
  public:
-  explicit ActivationWatch(Device device) : device_(device), previous_(allocation_observer()) {
-    set_allocation_observer(this);
-  }
-  ~ActivationWatch() override { set_allocation_observer(previous_); }
-  ActivationWatch(const ActivationWatch&) = delete;
-  ActivationWatch& operator=(const ActivationWatch&) = delete;
+  explicit ActivationWatch(Device device) : device_(device) {}
 
   void on_event(const AllocationEvent& e) noexcept override {
     if (e.category == MemoryCategory::activation && e.device == device_) {
       current_ += e.allocate ? e.bytes : -e.bytes;
       highest_ = std::max(highest_, current_);
     }
-    if (previous_ != nullptr) previous_->on_event(e);
+    install_.forward(e);
   }
   int64_t current() const { return current_; }
   int64_t take_highest() {  // since the last call
@@ -56,8 +51,8 @@ class ActivationWatch : public AllocationObserver {
 
  private:
   Device device_;
-  AllocationObserver* previous_;
   int64_t current_ = 0, highest_ = 0;
+  ObserverInstall install_{this};  // last: installed once the rest is built
 };
 
 // One forward of the first rows of `sample` with grad mode on and the graph kept. Inside a

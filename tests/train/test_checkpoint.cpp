@@ -92,15 +92,13 @@ void expect_same_step(const StepOutcome& a, const StepOutcome& b, const std::str
 // Records the category and phase of every allocation while alive.
 class PhaseRecorder : public AllocationObserver {
  public:
-  PhaseRecorder() : previous_(allocation_observer()) { set_allocation_observer(this); }
-  ~PhaseRecorder() override { set_allocation_observer(previous_); }
   void on_event(const AllocationEvent& e) noexcept override {
     if (e.allocate && e.category == MemoryCategory::activation) ++activation_allocations[static_cast<int>(current_phase())];
   }
   int activation_allocations[kNumPhases] = {};
 
  private:
-  AllocationObserver* previous_;
+  ObserverInstall install_{this};  // last: installed once the rest is built
 };
 
 }  // namespace

@@ -5,9 +5,11 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <vector>
 
 #include "apps/bench_workload.h"
+#include "apps/memory_budget.h"
 #include "core/cuda_runtime.h"
 #include "memory/scopes.h"
 #include "memory/memory.h"
@@ -32,6 +34,9 @@ CLI::App* add_bench_train_command(CLI::App& app, BenchTrainOptions& o) {
       ->capture_default_str();
   cmd->add_option("--device", o.device, "cpu | cuda | cuda:N")->capture_default_str();
   add_technique_options(cmd, o.technique);
+  cmd->add_option("--memory-budget", o.memory_budget,
+                  "Choose --precision, --checkpoint and --accum so the step fits this many bytes (e.g. 64MiB), "
+                  "the batch pool included, at the least modelled slowdown");
   add_memory_options(cmd, o.memory);
   cmd->add_flag("--json", o.json, "Print one JSON line instead of the table");
   return cmd;
@@ -43,8 +48,17 @@ nlohmann::ordered_json bench_train_command(const BenchTrainOptions& o, std::ostr
   const Device device(o.device);
   if (device.is_cuda()) cuda::check_device(device, "bench-train");
   trainer_options(o.technique, o.batch);  // checks the flags before the memory session opens its files
+  WorkloadSpec spec{o.model, o.batch, o.optimizer, o.technique, device};
+  std::optional<BudgetFit> budget_fit;
+  if (!o.memory_budget.empty()) {
+    budget_fit = fit_budget_flag(o.memory_budget, spec, o.threads);
+    spec.technique = budget_fit->chosen->technique;
+  }
   MemorySession memory_session(o.memory, device, "bench-train " + o.model + ", batch " + std::to_string(o.batch));
-  BenchWorkload workload = make_bench_workload({o.model, o.batch, o.optimizer, o.technique, device});
+  BenchWorkload workload = make_bench_workload(spec);
+  workload.trainer->set_out_of_memory_advice([spec, threads = o.threads](int64_t /*micro_batch*/) {
+    return out_of_memory_advice(spec, threads, allocator_for(spec.device).backend().capacity());
+  });
   const train::TrainerOptions& trainer_opts = workload.trainer->options();
   train::Trainer& trainer = *workload.trainer;
   int64_t step_index = 0;
@@ -65,7 +79,7 @@ nlohmann::ordered_json bench_train_command(const BenchTrainOptions& o, std::ostr
   for (int c = 0; c < kNumMemoryCategories; ++c)
     by_category[category_name(static_cast<MemoryCategory>(c))] = stats.by_category[static_cast<size_t>(c)].peak;
   memory_session.finish();
-  const nlohmann::ordered_json result{
+  nlohmann::ordered_json result{
       {"peer", "ember"},
       {"model", o.model},
       {"batch", o.batch},
@@ -81,6 +95,12 @@ nlohmann::ordered_json bench_train_command(const BenchTrainOptions& o, std::ostr
       {"peak_bytes", stats.allocated_bytes.peak},
       {"peak_reserved_bytes", stats.reserved_bytes.peak},
       {"peak_bytes_by_category", by_category}};
+  if (budget_fit) {
+    result["memory_budget_bytes"] = budget_fit->budget;
+    result["predicted_peak_bytes"] = budget_fit->chosen->prediction.peak_bytes;
+    result["predicted_peak_reserved_bytes"] = budget_fit->chosen->prediction.peak_reserved_bytes;
+    result["modelled_slowdown"] = budget_fit->chosen->slowdown;
+  }
   if (o.json) {
     out << result.dump() << "\n";
     return result;
@@ -89,7 +109,9 @@ nlohmann::ordered_json bench_train_command(const BenchTrainOptions& o, std::ostr
       << " threads, " << train::precision_name(trainer_opts.precision) << ", checkpoint "
       << trainer_opts.checkpoint.str();
   if (trainer.checkpoint_segments() > 0) out << " (" << trainer.checkpoint_segments() << " segments)";
-  out << ", accum " << trainer_opts.accum << "; " << o.steps << " timed steps after " << o.warmup << "\n"
+  out << ", accum " << trainer_opts.accum << "; " << o.steps << " timed steps after " << o.warmup << "\n";
+  if (budget_fit) out << "  " << chosen_line(*budget_fit, o.batch) << "\n";
+  out
       << "  speed            " << result["ms_per_step"].get<double>() << " ms/step, " << result["images_per_s"].get<double>()
       << " images/s\n"
       << "  peak             " << format_bytes(stats.allocated_bytes.peak) << " allocated, "

@@ -8,6 +8,7 @@
 //    "ms_per_step":78.8,"precision":"fp32","checkpoint":"none","accum":1,
 //    "peak_bytes":..., "peak_reserved_bytes":..., "peak_bytes_by_category":{"parameter":...,"activation":...}}
 //   ember bench-train --model resnet20 --batch 128 --checkpoint sqrt     # what recompute saves and costs
+//   ember bench-train --model convnet --batch 512 --memory-budget 48MiB  # the techniques chosen to fit
 //
 // The peaks are those of the timed steps (the statistics are reset after the warm-up);
 // "data" holds the pool of synthetic batches the steps cycle through.
@@ -35,6 +36,7 @@ struct BenchTrainOptions {
   std::string optimizer = "sgd";  // sgd (momentum 0.9) | adam | adamw
   std::string device = "cpu";     // cuda: the same benchmark on the GPU (bench/peers/pytorch_train.py is its peer)
   TechniqueOptions technique;     // --precision, --checkpoint, --accum
+  std::string memory_budget;      // --memory-budget: choose the techniques (apps/memory_budget.h)
   MemoryOptions memory;           // --memory-report, --memory-trace, --memory-limit, --memory-steps
   bool json = false;              // one JSON line instead of the table
 };

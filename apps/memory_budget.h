@@ -32,6 +32,7 @@ struct BudgetCandidate {
 };
 
 struct BudgetFit {
+  size_t budget = 0;                        // bytes
   std::vector<BudgetCandidate> candidates;  // in the order tried
   std::optional<BudgetCandidate> chosen;    // none fits: see smallest
   BudgetCandidate smallest;                 // the candidate with the smallest peak (simulated without a limit)
@@ -45,9 +46,25 @@ double modelled_slowdown(const TechniqueOptions& technique, Device device);
 std::vector<BudgetCandidate> budget_candidates(const WorkloadSpec& spec);
 // Simulates the candidates under a device of `budget` bytes until one fits.
 BudgetFit fit_memory_budget(const WorkloadSpec& spec, int threads, size_t budget);
+// --memory-budget as plan, train and bench-train take it: refuses technique flags beside it,
+// parses `text` (errors name the flag), fits, and throws nothing_fits_message when nothing
+// does, so the result has a chosen candidate.
+BudgetFit fit_budget_flag(const std::string& text, const WorkloadSpec& spec, int threads);
 // "fp16, checkpoint sqrt, accum 4 (micro-batch 64)".
 std::string describe(const TechniqueOptions& technique, int64_t batch);
+// "memory budget 64.00 MiB: fp32, checkpoint none, accum 8 (micro-batch 64), predicted step
+// peak 56.32 MiB allocated, 60.00 MiB reserved, modelled slowdown 1.35x".
+std::string chosen_line(const BudgetFit& fit, int64_t batch);
 // The error when nothing fits: the budget, the smallest possible peak and its settings.
-std::string nothing_fits_message(const BudgetFit& fit, const WorkloadSpec& spec, size_t budget);
+std::string nothing_fits_message(const BudgetFit& fit, const WorkloadSpec& spec);
+// What to do after an out-of-memory, from the planner instead of in general: the predicted
+// peak (reserved) as run and with each technique the step does not use yet, one change at
+// a time, then what --memory-budget would choose for a device of `capacity` bytes (0: not
+// known, not simulated).
+//   "Predicted step peak (reserved, ember plan): as run 98.00 MiB; --precision fp16: ~52.10 MiB;
+//    --checkpoint sqrt: ~41.00 MiB; --accum 2: ~60.00 MiB; --accum 4: ~33.00 MiB. With this
+//    device's 64MiB, --memory-budget 64MiB would run fp32, checkpoint sqrt, accum 1 (micro-batch
+//    64) at ~41.00 MiB."
+std::string out_of_memory_advice(const WorkloadSpec& spec, int threads, size_t capacity);
 
 }  // namespace ember::apps

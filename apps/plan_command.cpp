@@ -40,8 +40,8 @@ CLI::App* add_plan_command(CLI::App& app, PlanOptions& o) {
 namespace {
 
 // The candidates --memory-budget simulated, and what each came to.
-void print_budget_fit(const BudgetFit& fit, int64_t batch, size_t budget, std::ostream& out) {
-  out << "ember plan --memory-budget " << format_bytes(static_cast<int64_t>(budget)) << ": tried, cheapest first\n"
+void print_budget_fit(const BudgetFit& fit, int64_t batch, std::ostream& out) {
+  out << "ember plan --memory-budget " << format_bytes(static_cast<int64_t>(fit.budget)) << ": tried, cheapest first\n"
       << "  slowdown  settings                                          peak (reserved)\n";
   for (const BudgetCandidate& c : fit.candidates) {
     if (!c.tried) break;
@@ -62,14 +62,10 @@ nlohmann::ordered_json plan_command(const PlanOptions& o, std::ostream& out) {
   const Device device(o.device);
   WorkloadSpec spec{o.model, o.batch, o.optimizer, o.technique, device};
   std::optional<BudgetFit> fit;
-  size_t budget = 0;
   if (!o.memory_budget.empty()) {
-    check_budget_chooses_techniques(o.technique);
-    budget = parse_byte_size(o.memory_budget, "--memory-budget");
-    fit = fit_memory_budget(spec, o.threads, budget);
-    if (!fit->chosen) throw Error(nothing_fits_message(*fit, spec, budget));
+    fit = fit_budget_flag(o.memory_budget, spec, o.threads);
     spec.technique = fit->chosen->technique;
-    if (!o.json) print_budget_fit(*fit, o.batch, budget, out);
+    if (!o.json) print_budget_fit(*fit, o.batch, out);
   }
   const train::TrainerOptions trainer_opts = trainer_options(spec.technique, o.batch);
   const StepPrediction p = fit ? fit->chosen->prediction : predict_step(spec, o.threads);
@@ -96,7 +92,7 @@ nlohmann::ordered_json plan_command(const PlanOptions& o, std::ostream& out) {
                                       {"at_peak_bytes_by_category", at_peak},
                                       {"simulate_ms", std::round(p.simulate_ms * 10.0) / 10.0}};
   if (fit) {
-    result["memory_budget_bytes"] = budget;
+    result["memory_budget_bytes"] = fit->budget;
     result["modelled_slowdown"] = fit->chosen->slowdown;
     result["candidates_simulated"] = std::count_if(fit->candidates.begin(), fit->candidates.end(),
                                                    [](const BudgetCandidate& c) { return c.tried; });

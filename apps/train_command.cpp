@@ -8,6 +8,7 @@
 #include <chrono>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <vector>
 
@@ -141,19 +142,16 @@ CLI::App* add_train_command(CLI::App& app, TrainOptions& o) {
 
 namespace {
 
-// --memory-budget for this run: the techniques whose simulated step fits the budget, with
-// the data sets' tensors allocated first as in the real run (the loader holds its
-// prefetched batches and the one in use). Throws when nothing fits; `line` tells the choice.
-TechniqueOptions fit_training_budget(const TrainOptions& o, const TrainData& train_data, Device device,
-                                     std::string& line) {
-  const data::Dataset& dataset = train_data.train;
-  const size_t budget = parse_byte_size(o.memory_budget, "--memory-budget");
-  WorkloadSpec spec{o.model, o.batch, o.optimizer, {}, device};
-  spec.data_batches =  // what the training loader will hold: its prefetched batches and the one in use
-      static_cast<int>(loader_options(train_data, o.batch, true, o.seed, device).prefetch_batches) + 1;
-  spec.sample = sample_shape(dataset);
-  spec.classes = dataset.num_classes;
-  if (device.is_cpu()) {  // the data sets live in host memory, under the same budget
+// The step this run will make, as the planner simulates it: the data sets' tensors
+// allocated first (on the CPU they live under the same limit), and the batches the
+// training loader holds at once (its prefetched ones and the one in use).
+WorkloadSpec training_workload(const TrainOptions& o, const TrainData& train_data, Device device,
+                               const TechniqueOptions& technique) {
+  WorkloadSpec spec{o.model, o.batch, o.optimizer, technique, device};
+  spec.data_batches = static_cast<int>(loader_options(train_data, o.batch, true, o.seed, device).prefetch_batches) + 1;
+  spec.sample = sample_shape(train_data.train);
+  spec.classes = train_data.train.num_classes;
+  if (device.is_cpu()) {
     std::vector<const void*> seen;  // synthetic data's test set is its training set
     for (const data::Dataset* d : {&train_data.train, &train_data.test})
       for (const Tensor* t : {&d->images, &d->labels}) {
@@ -162,17 +160,7 @@ TechniqueOptions fit_training_budget(const TrainOptions& o, const TrainData& tra
         spec.resident_bytes.push_back(static_cast<int64_t>(t->nbytes()));
       }
   }
-  const int threads = o.threads > 0 ? o.threads : omp_get_max_threads();
-  const BudgetFit fit = fit_memory_budget(spec, threads, budget);
-  if (!fit.chosen) throw Error(nothing_fits_message(fit, spec, budget));
-  std::ostringstream os;
-  os << "memory budget " << format_bytes(static_cast<int64_t>(budget)) << " (the data set included): "
-     << describe(fit.chosen->technique, o.batch) << ", predicted step peak "
-     << format_bytes(fit.chosen->prediction.peak_bytes) << " allocated, "
-     << format_bytes(fit.chosen->prediction.peak_reserved_bytes) << " reserved, modelled slowdown "
-     << fit.chosen->slowdown << "x\n";
-  line = os.str();
-  return fit.chosen->technique;
+  return spec;
 }
 
 }  // namespace
@@ -184,7 +172,7 @@ TrainSummary run_train(const TrainOptions& options, std::ostream& out) {
   manual_seed(o.seed);
   const Device device = choose_device(o.device);
   train::TrainerOptions trainer_opts = trainer_options(o.technique, o.batch);  // bad values fail here
-  if (!o.memory_budget.empty()) check_budget_chooses_techniques(o.technique);
+  if (!o.memory_budget.empty()) check_budget_chooses_techniques(o.technique);  // before the data loads
   // Before the model exists, so the report sees parameters and optimizer state being created.
   MemorySession memory_session(o.memory, device, o.model + " on " + o.data + ", batch " + std::to_string(o.batch));
 
@@ -197,10 +185,13 @@ TrainSummary run_train(const TrainOptions& options, std::ostream& out) {
   const data::Dataset& dataset = train_data.train;
   const int64_t n = dataset.size();
 
-  std::string budget_line;
+  const int threads = o.threads > 0 ? o.threads : omp_get_max_threads();
+  WorkloadSpec planned = training_workload(o, train_data, device, o.technique);
+  std::optional<BudgetFit> budget_fit;
   if (!o.memory_budget.empty()) {
-    const TechniqueOptions chosen = fit_training_budget(o, train_data, device, budget_line);
-    trainer_opts = trainer_options(chosen, o.batch);
+    budget_fit = fit_budget_flag(o.memory_budget, planned, threads);
+    planned.technique = budget_fit->chosen->technique;
+    trainer_opts = trainer_options(planned.technique, o.batch);
   }
 
   std::shared_ptr<nn::Module> model = models::make_model(o.model, sample_shape(dataset), dataset.num_classes);
@@ -213,6 +204,9 @@ TrainSummary run_train(const TrainOptions& options, std::ostream& out) {
         return make_optimizer(o.optimizer, std::move(params), o.lr, o.momentum, o.nesterov, o.weight_decay);
       },
       trainer_opts);
+  trainer.set_out_of_memory_advice([planned, threads, device](int64_t /*micro_batch*/) {
+    return out_of_memory_advice(planned, threads, allocator_for(device).backend().capacity());
+  });
 
   data::DataLoader train_loader(dataset, loader_options(train_data, o.batch, true, o.seed, device));
   // Never more than a training micro-batch: what fits a memory budget for training fits for evaluation.
@@ -243,7 +237,7 @@ TrainSummary run_train(const TrainOptions& options, std::ostream& out) {
         << (o.optimizer == "sgd" && o.nesterov ? " nesterov" : "") << " wd " << o.weight_decay << " ("
         << o.schedule << "), batch " << o.batch << ", " << o.epochs << " epochs, " << describe(trainer, o.batch)
         << "\n"
-        << budget_line
+        << (budget_fit ? chosen_line(*budget_fit, o.batch) + " (the data set included)\n" : std::string())
         << table.header() << std::flush;
   }
 
@@ -251,6 +245,7 @@ TrainSummary run_train(const TrainOptions& options, std::ostream& out) {
   const std::unique_ptr<optim::LrSchedule> schedule =
       optim::make_schedule(o.schedule, o.lr, train_loader.batches_per_epoch() * o.epochs);  // effective steps
   int64_t step = 0;
+  int64_t peak_bytes = 0, peak_reserved_bytes = 0;  // over all epochs
   for (int epoch = 1; epoch <= o.epochs; ++epoch) {
     reset_peak_stats(device);
     const Clock::time_point epoch_start = Clock::now();
@@ -270,7 +265,10 @@ TrainSummary run_train(const TrainOptions& options, std::ostream& out) {
     bar.finish();
     const double seconds = std::chrono::duration<double>(Clock::now() - epoch_start).count();
     summary.final_loss = loss_sum / static_cast<double>(n);
-    const double peak_mib = static_cast<double>(memory_stats(device).allocated_bytes.peak) / kBytesPerMiB;
+    const MemoryStats epoch_stats = memory_stats(device);
+    peak_bytes = std::max(peak_bytes, epoch_stats.allocated_bytes.peak);
+    peak_reserved_bytes = std::max(peak_reserved_bytes, epoch_stats.reserved_bytes.peak);
+    const double peak_mib = static_cast<double>(epoch_stats.allocated_bytes.peak) / kBytesPerMiB;
     const nlohmann::ordered_json peak = peak_by_category(device);
     summary.final_accuracy = evaluate_model(*model, eval_loader).accuracy;
     const std::string row = table.add_row(
@@ -307,9 +305,18 @@ TrainSummary run_train(const TrainOptions& options, std::ostream& out) {
                     {"seed", o.seed},
                     {"epochs", table.json()},
                     {"peak_mib_by_category", peaks},
+                    {"peak_bytes", peak_bytes},
+                    {"peak_reserved_bytes", peak_reserved_bytes},
                     {"final_accuracy", summary.final_accuracy},
                     {"final_loss", summary.final_loss},
                     {"seconds", summary.seconds}};
+  if (budget_fit) {
+    const BudgetCandidate& chosen = *budget_fit->chosen;
+    summary.report["memory_budget"] = {{"bytes", budget_fit->budget},
+                                       {"predicted_peak_bytes", chosen.prediction.peak_bytes},
+                                       {"predicted_peak_reserved_bytes", chosen.prediction.peak_reserved_bytes},
+                                       {"modelled_slowdown", chosen.slowdown}};
+  }
   if (o.json) {
     out << summary.report.dump(2) << "\n";
   } else {

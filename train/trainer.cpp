@@ -95,7 +95,8 @@ StepResult Trainer::step(const Tensor& images, const Tensor& labels) {
     return run_step(images, labels);
   } catch (const OutOfMemoryError& e) {
     const int64_t micro_batch = (images.size(0) + options_.accum - 1) / options_.accum;
-    throw OutOfMemoryError(std::string(e.what()) + "\n" + what_is_left(micro_batch), e.requested_bytes());
+    const std::string advice = out_of_memory_advice_ ? out_of_memory_advice_(micro_batch) : what_is_left(micro_batch);
+    throw OutOfMemoryError(std::string(e.what()) + "\n" + advice, e.requested_bytes());
   }
 }
 

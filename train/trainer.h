@@ -20,6 +20,7 @@
 // backward (gradients add up in .grad, or in the fp32 master gradients under fp16);
 // then one optimizer step (skipped under fp16 if any micro-batch had an inf/NaN).
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -61,8 +62,12 @@ class Trainer {
 
   // One optimizer step on images [B, ...] f32 and labels [B] i64. Splits into min(accum, B)
   // micro-batches of near-equal size. An OutOfMemoryError gets a line on which techniques
-  // this step already used and which are left.
+  // this step already used and which are left (or the advice set below).
   StepResult step(const Tensor& images, const Tensor& labels);
+  // Replaces that line: `advice(micro_batch)` runs after the failed step's tensors are freed.
+  // ember train sets one that quotes the planner's figures (apps/memory_budget.h).
+  using OutOfMemoryAdvice = std::function<std::string(int64_t micro_batch)>;
+  void set_out_of_memory_advice(OutOfMemoryAdvice advice) { out_of_memory_advice_ = std::move(advice); }
   // Logits for images, in the model's current mode, without recording a graph.
   Tensor predict(const Tensor& images);
 
@@ -88,6 +93,7 @@ class Trainer {
   std::vector<int64_t> bounds_sample_sizes_;  // the per-sample shape they were measured for
   std::unique_ptr<optim::Optimizer> fp32_optimizer_;       // fp32
   std::unique_ptr<MixedPrecisionOptimizer> fp16_optimizer_;  // fp16
+  OutOfMemoryAdvice out_of_memory_advice_;
 };
 
 }  // namespace ember::train

@@ -20,6 +20,19 @@ using namespace ember::apps;
 
 namespace {
 
+// A CPU memory limit for one scope, over an empty cache; lifted (and the cache emptied) on the way out.
+struct CpuMemoryLimit {
+  explicit CpuMemoryLimit(size_t bytes) {
+    empty_cache(kCPU);
+    REQUIRE(memory_stats(kCPU).reserved_bytes.current == 0);
+    set_cpu_memory_limit(bytes);
+  }
+  ~CpuMemoryLimit() {
+    set_cpu_memory_limit(0);
+    empty_cache(kCPU);
+  }
+};
+
 struct Case {
   const char* model;
   int64_t batch;
@@ -130,17 +143,13 @@ TEST_CASE("a memory budget picks settings whose real step runs under that memory
       if (!k.tried || k.prediction.fits) break;
       CHECK(k.slowdown <= fit.chosen->slowdown);
     }
-    empty_cache(kCPU);
-    REQUIRE(memory_stats(kCPU).reserved_bytes.current == 0);
-    set_cpu_memory_limit(c.budget);
+    const CpuMemoryLimit limit(c.budget);
     spec.technique = fit.chosen->technique;
     CHECK_NOTHROW([&] {
       BenchWorkload w = make_bench_workload(spec);
       w.step(0);
       w.step(1);
     }());
-    set_cpu_memory_limit(0);
-    empty_cache(kCPU);
   }
 }
 
@@ -148,7 +157,7 @@ TEST_CASE("a memory budget that nothing fits names the smallest peak possible", 
   const WorkloadSpec spec{"resnet20", 256, "sgd", {}, kCPU};
   const BudgetFit fit = fit_memory_budget(spec, 1, 4u << 20);
   CHECK_FALSE(fit.chosen);
-  const std::string message = nothing_fits_message(fit, spec, 4u << 20);
+  const std::string message = nothing_fits_message(fit, spec);
   CHECK(message.find("smallest peak possible") != std::string::npos);
   // At the smallest micro-batch the weights dominate, so fp16 (which adds fp32 masters) need not win.
   CHECK(message.find(describe(fit.smallest.technique, 256)) != std::string::npos);
@@ -161,4 +170,45 @@ TEST_CASE("a memory budget that nothing fits names the smallest peak possible", 
   o.memory_budget = "64MiB";
   o.technique.accum = 2;
   CHECK_THROWS_WITH(plan_command(o, out), Catch::Matchers::Contains("leave them out"));
+}
+
+TEST_CASE("an out-of-memory in a training step quotes the planner for each technique", "[plan][training]") {
+  BenchTrainOptions o;
+  o.model = "convnet";
+  o.batch = 256;
+  o.steps = 1;
+  o.warmup = 0;
+  o.json = true;
+  const CpuMemoryLimit limit(40u << 20);
+  std::ostringstream out;
+  std::string message;
+  try {
+    bench_train_command(o, out);
+  } catch (const OutOfMemoryError& e) {
+    message = e.what();
+  }
+  INFO(message);
+  // Each figure is the planner's prediction for that one change.
+  WorkloadSpec spec{o.model, o.batch, o.optimizer, {}, kCPU};
+  for (const auto& [flag, technique] : std::vector<std::pair<std::string, TechniqueOptions>>{
+           {"--precision fp16: ~", {"fp16", "none", 1}},
+           {"--checkpoint sqrt: ~", {"fp32", "sqrt", 1}},
+           {"--accum 2: ~", {"fp32", "none", 2}},
+           {"--accum 4: ~", {"fp32", "none", 4}}}) {
+    spec.technique = technique;
+    CHECK_THAT(message, Catch::Matchers::Contains(flag + format_bytes(predict_step(spec, o.threads).peak_reserved_bytes)));
+  }
+  // And what --memory-budget would choose for this device, which then runs under the same limit.
+  CHECK_THAT(message, Catch::Matchers::Contains("--memory-budget 40MiB"));
+  o.memory_budget = "40MiB";
+  o.warmup = 1;  // the planner predicts a steady-state step
+  empty_cache(kCPU);
+  const nlohmann::ordered_json j = bench_train_command(o, out);
+  CHECK(j["accum"].get<int64_t>() > 1);
+  CHECK(j["peak_reserved_bytes"].get<int64_t>() <= (40 << 20));
+  CHECK(j["predicted_peak_bytes"].get<int64_t>() == j["peak_bytes"].get<int64_t>());
+  CHECK_THAT(message, Catch::Matchers::Contains("would run " + describe({j["precision"].get<std::string>(),
+                                                                         j["checkpoint"].get<std::string>(),
+                                                                         j["accum"].get<int64_t>()},
+                                                                        o.batch)));
 }

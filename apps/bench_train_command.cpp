@@ -54,7 +54,9 @@ nlohmann::ordered_json bench_train_command(const BenchTrainOptions& o, std::ostr
     budget_fit = fit_budget_flag(o.memory_budget, spec, o.threads);
     spec.technique = budget_fit->chosen->technique;
   }
-  MemorySession memory_session(o.memory, device, "bench-train " + o.model + ", batch " + std::to_string(o.batch));
+  MemorySession memory_session(o.memory, device,
+                               "bench-train " + o.model + ", batch " + std::to_string(o.batch) + ", " +
+                                   describe(spec.technique, o.batch));
   BenchWorkload workload = make_bench_workload(spec);
   workload.trainer->set_out_of_memory_advice([spec, threads = o.threads](int64_t /*micro_batch*/) {
     return out_of_memory_advice(spec, threads, allocator_for(spec.device).backend().capacity());
@@ -78,7 +80,6 @@ nlohmann::ordered_json bench_train_command(const BenchTrainOptions& o, std::ostr
   nlohmann::ordered_json by_category;
   for (int c = 0; c < kNumMemoryCategories; ++c)
     by_category[category_name(static_cast<MemoryCategory>(c))] = stats.by_category[static_cast<size_t>(c)].peak;
-  memory_session.finish();
   nlohmann::ordered_json result{
       {"peer", "ember"},
       {"model", o.model},
@@ -95,6 +96,7 @@ nlohmann::ordered_json bench_train_command(const BenchTrainOptions& o, std::ostr
       {"peak_bytes", stats.allocated_bytes.peak},
       {"peak_reserved_bytes", stats.reserved_bytes.peak},
       {"peak_bytes_by_category", by_category}};
+  memory_session.finish(result);
   if (budget_fit) {
     result["memory_budget_bytes"] = budget_fit->budget;
     result["predicted_peak_bytes"] = budget_fit->chosen->prediction.peak_bytes;

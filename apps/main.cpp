@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "apps/bench_train_command.h"
+#include "apps/compare_command.h"
 #include "apps/eval_command.h"
 #include "apps/plan_command.h"
 #include "apps/train_command.h"
@@ -20,6 +21,8 @@ int main(int argc, char** argv) {
   CLI::App* bench = ember::apps::add_bench_train_command(app, bench_options);
   ember::apps::PlanOptions plan_options;
   CLI::App* plan = ember::apps::add_plan_command(app, plan_options);
+  ember::apps::CompareOptions compare_options;
+  CLI::App* compare = ember::apps::add_compare_command(app, compare_options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -34,6 +37,10 @@ int main(int argc, char** argv) {
     }
     if (plan->parsed()) {
       ember::apps::plan_command(plan_options, std::cout);
+      return 0;
+    }
+    if (compare->parsed()) {
+      ember::apps::compare_command(compare_options, std::cout);
       return 0;
     }
   } catch (const ember::Error& e) {

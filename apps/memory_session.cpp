@@ -4,6 +4,7 @@
 
 #include "memory/byte_size.h"
 #include "memory/memory.h"
+#include "memory/memory_run.h"
 #include "memory/report.h"
 
 namespace ember::apps {
@@ -12,6 +13,8 @@ void add_memory_options(CLI::App* command, MemoryOptions& o) {
   command->add_option("--memory-report", o.report_path,
                       "Write an HTML page showing where memory goes during the first training steps");
   command->add_option("--memory-trace", o.trace_path, "Write the same events as Chrome-trace/Perfetto JSON");
+  command->add_option("--memory-json", o.run_path,
+                      "Write the timeline, peaks and time per step as JSON for `ember compare`");
   command->add_option("--memory-limit", o.limit,
                       "Cap host memory (e.g. 64MiB, 2GiB), as EMBER_CPU_MEMORY_LIMIT does");
   command->add_option("--memory-steps", o.record_steps, "Training steps the memory report covers")
@@ -22,7 +25,7 @@ void add_memory_options(CLI::App* command, MemoryOptions& o) {
 MemorySession::MemorySession(const MemoryOptions& options, Device device, std::string title)
     : options_(options), device_(device), title_(std::move(title)) {
   if (!options_.limit.empty()) set_cpu_memory_limit(parse_byte_size(options_.limit, "--memory-limit"));
-  if (!options_.report_path.empty() || !options_.trace_path.empty()) {
+  if (!options_.report_path.empty() || !options_.trace_path.empty() || !options_.run_path.empty()) {
     recorder_ = std::make_unique<MemoryRecorder>(device_);
     recorder_->start();
   }
@@ -38,7 +41,7 @@ void MemorySession::begin_step(int64_t step) {
   else recorder_->set_step(static_cast<int>(step));
 }
 
-std::string MemorySession::finish() {
+std::string MemorySession::finish(const nlohmann::ordered_json& facts) {
   if (!recorder_) return "";
   recorder_->stop();
   std::string written;
@@ -49,6 +52,10 @@ std::string MemorySession::finish() {
   if (!options_.trace_path.empty()) {
     write_memory_trace_json(options_.trace_path, *recorder_);
     written += (written.empty() ? "" : ", ") + options_.trace_path;
+  }
+  if (!options_.run_path.empty()) {
+    save_memory_run(options_.run_path, memory_run_from(*recorder_, title_, facts));
+    written += (written.empty() ? "" : ", ") + options_.run_path;
   }
   return written;
 }

@@ -5,8 +5,11 @@
 //
 //   ember train --model convnet --memory-report mem.html --memory-trace mem.json
 //   ember train --model convnet --batch 512 --memory-limit 64MiB     # a realistic OOM on the CPU
+//   ember bench-train --model convnet --precision fp16 --memory-json fp16.json   # for `ember compare`
 #include <memory>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "core/device.h"
 #include "memory/recorder.h"
@@ -20,6 +23,7 @@ namespace ember::apps {
 struct MemoryOptions {
   std::string report_path;  // --memory-report: self-contained HTML page
   std::string trace_path;   // --memory-trace: Chrome-trace / Perfetto JSON
+  std::string run_path;     // --memory-json: the timeline and what ran, for `ember compare` (memory/memory_run.h)
   std::string limit;        // --memory-limit: host memory cap, e.g. 512MiB
   int record_steps = 3;     // --memory-steps: training steps the recorder covers
 };
@@ -33,8 +37,9 @@ class MemorySession {
   ~MemorySession();
   // Called before every training step; recording stops after options.record_steps steps.
   void begin_step(int64_t step);
-  // Writes the report and the trace (if asked for). Returns the paths written, for messages.
-  std::string finish();
+  // Writes the report, the trace and the run file (those asked for); `facts` (what ran, its
+  // ms_per_step) go into the run file. Returns the paths written, for messages.
+  std::string finish(const nlohmann::ordered_json& facts = nlohmann::ordered_json::object());
 
  private:
   MemoryOptions options_;

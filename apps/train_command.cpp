@@ -174,7 +174,10 @@ TrainSummary run_train(const TrainOptions& options, std::ostream& out) {
   train::TrainerOptions trainer_opts = trainer_options(o.technique, o.batch);  // bad values fail here
   if (!o.memory_budget.empty()) check_budget_chooses_techniques(o.technique);  // before the data loads
   // Before the model exists, so the report sees parameters and optimizer state being created.
-  MemorySession memory_session(o.memory, device, o.model + " on " + o.data + ", batch " + std::to_string(o.batch));
+  MemorySession memory_session(o.memory, device,
+                               o.model + " on " + o.data + ", batch " + std::to_string(o.batch) + ", " +
+                                   (o.memory_budget.empty() ? describe(o.technique, o.batch)
+                                                            : "--memory-budget " + o.memory_budget));
 
   data::SyntheticOptions data_options;
   data_options.samples_per_class = o.samples_per_class;
@@ -246,6 +249,7 @@ TrainSummary run_train(const TrainOptions& options, std::ostream& out) {
       optim::make_schedule(o.schedule, o.lr, train_loader.batches_per_epoch() * o.epochs);  // effective steps
   int64_t step = 0;
   int64_t peak_bytes = 0, peak_reserved_bytes = 0;  // over all epochs
+  double train_seconds = 0.0;                         // the training loops, evaluation left out
   for (int epoch = 1; epoch <= o.epochs; ++epoch) {
     reset_peak_stats(device);
     const Clock::time_point epoch_start = Clock::now();
@@ -264,6 +268,7 @@ TrainSummary run_train(const TrainOptions& options, std::ostream& out) {
     }
     bar.finish();
     const double seconds = std::chrono::duration<double>(Clock::now() - epoch_start).count();
+    train_seconds += seconds;
     summary.final_loss = loss_sum / static_cast<double>(n);
     const MemoryStats epoch_stats = memory_stats(device);
     peak_bytes = std::max(peak_bytes, epoch_stats.allocated_bytes.peak);
@@ -282,7 +287,12 @@ TrainSummary run_train(const TrainOptions& options, std::ostream& out) {
     if (!o.json) out << row << std::flush;
   }
   summary.seconds = std::chrono::duration<double>(Clock::now() - run_start).count();
-  const std::string memory_files = memory_session.finish();
+  const std::string memory_files = memory_session.finish(
+      {{"command", "train"}, {"model", o.model}, {"batch", o.batch}, {"optimizer", o.optimizer},
+       {"precision", train::precision_name(trainer_opts.precision)}, {"checkpoint", trainer_opts.checkpoint.str()},
+       {"accum", trainer_opts.accum}, {"device", device.str()},
+       {"ms_per_step", step > 0 ? train_seconds * 1000.0 / static_cast<double>(step) : 0.0},
+       {"images_per_s", train_seconds > 0 ? static_cast<double>(n) * o.epochs / train_seconds : 0.0}});
   if (!memory_files.empty() && !o.json) out << "memory report written to " << memory_files << "\n";
 
   summary.report = {{"command", "train"},

@@ -1,5 +1,6 @@
 // The recorder sees every allocation with its category, phase, op and shape;
 // the HTML and trace exports hold what a student needs to read a step.
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -9,6 +10,7 @@
 #include "memory/memory.h"
 #include "memory/report.h"
 #include "memory/scopes.h"
+#include "tests/data/temp_dir.h"
 #include "tests/support/op_contract.h"
 
 using namespace ember;
@@ -117,4 +119,76 @@ TEST_CASE("the HTML report and the Chrome trace are complete", "[recorder]") {
   std::remove(trace_path.c_str());
   test::expect_error_contains([&] { write_memory_trace_json("/nonexistent-dir/x.json", recorder); },
                               {"/nonexistent-dir/x.json"});
+}
+
+TEST_CASE("a recorded run survives the file --memory-json writes, and a bad file names the field", "[recorder]") {
+  test::TempDir dir;
+  Tensor w = randn({128, 256}).requires_grad_();
+  MemoryRecorder recorder(kCPU);
+  recorder.start();
+  tiny_step(w);
+  recorder.stop();
+  const MemoryRun run = memory_run_from(recorder, "tiny <step>", {{"model", "tiny"}, {"ms_per_step", 1.5}});
+  const std::string path = dir.file("run.json");
+  save_memory_run(path, run);
+  CHECK_FALSE(std::filesystem::exists(path + ".tmp"));
+  const MemoryRun back = load_memory_run(path);
+  CHECK(back.title == run.title);
+  CHECK(back.device == "cpu");
+  CHECK(back.facts["ms_per_step"].get<double>() == 1.5);
+  REQUIRE(back.samples.size() == run.samples.size());
+  for (size_t i = 0; i < run.samples.size(); ++i) {
+    CHECK(back.samples[i].allocated == run.samples[i].allocated);
+    CHECK(back.samples[i].reserved == run.samples[i].reserved);
+    CHECK(back.samples[i].phase == run.samples[i].phase);
+    CHECK(back.samples[i].by_category == run.samples[i].by_category);
+  }
+  CHECK(back.peak.allocated == recorder.peak().allocated);
+  CHECK(back.peak_by_category()[static_cast<size_t>(MemoryCategory::activation)] > 0);
+
+  // Two runs on one page; the table has a row per category either run used, and the time.
+  const std::string html_path = dir.file("compare.html");
+  write_memory_compare_html(html_path, run, back);
+  const std::string html = read_file(html_path);
+  CHECK(html.find("tiny &lt;step&gt;") != std::string::npos);
+  size_t pictures = 0;
+  for (size_t at = html.find("<svg"); at != std::string::npos; at = html.find("<svg", at + 1)) ++pictures;
+  CHECK(pictures == 2);
+  const std::vector<RunDifference> rows = run_differences(run, back);
+  CHECK(rows.back().what == "time per step");
+  for (const RunDifference& d : rows) CHECK(d.a == d.b);
+
+  const nlohmann::json good = nlohmann::json::parse(read_file(path));
+  auto rejected = [&](const std::string& text, const std::vector<std::string>& fragments) {
+    const std::string bad = dir.file("bad.json");
+    std::ofstream(bad) << text;
+    std::vector<std::string> expected{bad};
+    expected.insert(expected.end(), fragments.begin(), fragments.end());
+    test::expect_error_contains([&] { load_memory_run(bad); }, expected);
+  };
+  rejected("{\"traceEvents\": []}", {"--memory-trace"});
+  rejected("not json", {"not JSON"});
+  rejected(std::string(100, '[') + std::string(100, ']'), {"nests deeper"});
+  nlohmann::json edit = good;
+  edit["samples"][3].erase(edit["samples"][3].begin());
+  rejected(edit.dump(), {"samples[3]", "array of 13 numbers"});
+  edit = good;
+  edit["samples"][1][3] = -5;
+  rejected(edit.dump(), {"samples[1][3] (allocated)", ">= 0"});
+  edit = good;
+  edit["categories"][0] = "mystery";
+  rejected(edit.dump(), {"categories[0]"});
+  edit = good;
+  edit["version"] = 99;
+  rejected(edit.dump(), {"version"});
+  edit = good;
+  edit.erase("peak");
+  rejected(edit.dump(), {"'peak' is missing"});
+  test::expect_error_contains([&] { load_memory_run(dir.file("absent.json")); }, {"absent.json"});
+  // A save that cannot finish leaves the last good file.
+  std::filesystem::create_directory(path + ".tmp");
+  MemoryRun other = run;
+  other.title = "other";
+  test::expect_error_contains([&] { save_memory_run(path, other); }, {path + ".tmp"});
+  CHECK(load_memory_run(path).title == run.title);
 }

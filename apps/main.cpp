@@ -6,6 +6,7 @@
 #include "apps/bench_train_command.h"
 #include "apps/compare_command.h"
 #include "apps/eval_command.h"
+#include "apps/lab_command.h"
 #include "apps/plan_command.h"
 #include "apps/train_command.h"
 #include "core/error.h"
@@ -23,6 +24,8 @@ int main(int argc, char** argv) {
   CLI::App* plan = ember::apps::add_plan_command(app, plan_options);
   ember::apps::CompareOptions compare_options;
   CLI::App* compare = ember::apps::add_compare_command(app, compare_options);
+  ember::apps::LabOptions lab_options;
+  CLI::App* lab = ember::apps::add_lab_command(app, lab_options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -37,6 +40,10 @@ int main(int argc, char** argv) {
     }
     if (plan->parsed()) {
       ember::apps::plan_command(plan_options, std::cout);
+      return 0;
+    }
+    if (lab->parsed()) {
+      ember::apps::lab_command(lab_options, std::cout);
       return 0;
     }
     if (compare->parsed()) {

@@ -11,7 +11,12 @@
 // - malloc is a ladder: (1) the best-fitting free block of the pool on the
 //   request's stream (smallest that fits, then lowest address); (2) a fresh
 //   segment from the backend; (3) free every cached segment, retry once;
-//   (4) OutOfMemoryError, its message built from the statistics.
+//   (4) for a request that would share a 20 MiB segment, a segment of just its
+//   size rounded up to 2 MiB; (5) OutOfMemoryError, its message built from the
+//   statistics. Rung 4 is ours, not PyTorch's: on a device of a few dozen MiB
+//   (a --memory-limit, a small budget) a 20 MiB segment is most of the memory,
+//   and refusing a 1.5 MiB request with 10 MiB free is no answer (PyTorch's
+//   is expandable segments).
 // - A block larger than needed is split: the remainder goes back to the pool
 //   if it is at least 512 B (small pool) or more than 1 MiB (large pool; smaller
 //   tails stay with the block rather than breed slivers).
@@ -163,6 +168,8 @@ Buffer CachingAllocator::allocate(const AllocationRequest& request) {
       release_free_segments();
       block = reserve_segment(segment, small, request.stream);
     }
+    if (block == nullptr && segment == kLargeSegmentBytes)
+      block = reserve_segment((size + kRoundLargeBytes - 1) / kRoundLargeBytes * kRoundLargeBytes, small, request.stream);
     if (block == nullptr) {
       ++stats_.ooms;
       throw OutOfMemoryError(out_of_memory_message(request, backend_->capacity(), stats_, largest_free_locked()),

@@ -136,6 +136,17 @@ TEST_CASE("a failed reservation frees cached segments and retries once", "[cachi
   CHECK(f.cache->stats().reserved_bytes.current == static_cast<int64_t>(20 * kMiB));
 }
 
+TEST_CASE("a request that cannot get its 20 MiB segment gets one of its own size rounded to 2 MiB", "[caching]") {
+  Fixture f(16 * kMiB);
+  Buffer keep = f.alloc(kMiB);                 // 2 MiB small-pool segment, cached after a retry would free nothing
+  Buffer a = f.alloc(3 * kMiB);                // 20 MiB does not fit in the 14 MiB left: a 4 MiB segment
+  CHECK(f.cache->stats().reserved_by_pool[1].current == static_cast<int64_t>(4 * kMiB));
+  CHECK(f.cache->stats().ooms == 0);
+  Buffer b = f.alloc(9 * kMiB);                // 10 MiB of the 10 MiB left
+  CHECK(f.cache->stats().reserved_bytes.current == static_cast<int64_t>(16 * kMiB));
+  CHECK_THROWS_AS(f.alloc(512 * kKiB + kMiB), OutOfMemoryError);  // nothing left at all: still an OOM
+}
+
 TEST_CASE("out of memory names the request, capacity, usage and remedies", "[caching][oom]") {
   Fixture f(8 * kMiB);
   Buffer keep = f.alloc(kMiB);

@@ -53,12 +53,14 @@ std::vector<OpCase> cnn_cases() {
   }
   // 64 channels x 3x3 taps x 64x64 pixels is 9.4 MB of f32 columns per image: 8 images exceed
   // the custom CUDA provider's 64 MiB column budget, so it runs two chunks and accumulates the
-  // weight gradient across them.
+  // weight gradient across them. Each weight-gradient entry sums 8 x 64 x 64 = 32768 products in
+  // f32, whose rounding grows with the sum's length: 1.05e-4 against fp64 was measured on an
+  // AVX-512 machine (Eigen's wider panels), so the tolerance is 3e-4 rather than the usual 1e-4.
   cases.push_back(OpCase("cnn", "conv2d over more images than one column chunk x [8, 64, 64, 64] w [16, 64, 3, 3]",
                          {In({8, 64, 64, 64}), In({16, 64, 3, 3}), In({16})},
                          [](const Inputs& in) { return conv2d(in[0], in[1], in[2], 1, 1); })
                       .only({DType::f32})
-                      .tol(1e-4, 5e-3));
+                      .tol(3e-4, 5e-3));
   cases.push_back(OpCase("cnn", "conv2d without bias of rows 1.. of [3, 2, 6, 6]", {RowsOf({2, 2, 6, 6}), In({3, 2, 3, 3})},
                          [](const Inputs& in) { return conv2d(in[0], in[1], Tensor(), 1, 1); })
                       .tol(1e-4, 5e-3));

@@ -13,6 +13,7 @@ namespace ember::apps {
 namespace {
 // Micro-batches below this are not tried: they starve every kernel, and batch norm needs > 1.
 constexpr int64_t kMinMicroBatch = 4;
+constexpr int64_t kHeadroomShare = 8;  // the budget kept free: 1/8 (memory_budget.h says why)
 
 // A size as a --memory-budget value parse_byte_size reads back ("64MiB", "1536KiB", "1000").
 std::string byte_size_flag(size_t bytes) {
@@ -28,6 +29,8 @@ void check_budget_chooses_techniques(const TechniqueOptions& t) {
   EMBER_CHECK(t.precision == defaults.precision && t.checkpoint == defaults.checkpoint && t.accum == defaults.accum,
               "--memory-budget chooses --precision, --checkpoint and --accum itself; leave them out");
 }
+
+size_t budget_headroom(size_t budget) { return budget / kHeadroomShare; }
 
 double modelled_slowdown(const TechniqueOptions& t, Device device) {
   double s = 1.0;
@@ -64,11 +67,18 @@ BudgetFit fit_memory_budget(const WorkloadSpec& spec, int threads, size_t budget
     s.technique = c.technique;
     c.tried = true;
     try {
+      // Simulated under the budget itself, so the allocator makes the real run's choices
+      // (which segments to reserve, when to free the cache); the headroom is asked of the result.
       c.prediction = predict_step(s, threads, budget);
     } catch (const Error& e) {  // a setting this model cannot take (batch norm over a micro-batch of 1...)
       c.prediction.fits = false;
       c.prediction.out_of_memory = e.what();
       continue;
+    }
+    if (c.prediction.fits && c.prediction.peak_reserved_bytes + budget_headroom(budget) > budget) {
+      c.prediction.fits = false;
+      c.prediction.out_of_memory = "reserves " + format_bytes(static_cast<int64_t>(c.prediction.peak_reserved_bytes)) +
+                                   ", more than the budget less its eighth of headroom";
     }
     if (c.prediction.fits) {
       fit.chosen = c;
@@ -130,7 +140,9 @@ std::string nothing_fits_message(const BudgetFit& fit, const WorkloadSpec& spec)
      << "--checkpoint and --accum fits " << spec.model << " at batch " << spec.batch << " (" << fit.candidates.size()
      << " simulated). The smallest peak possible is " << format_bytes(fit.smallest.prediction.peak_bytes)
      << " allocated, " << format_bytes(fit.smallest.prediction.peak_reserved_bytes) << " reserved, with "
-     << describe(fit.smallest.technique, spec.batch) << ": raise the budget to at least that, or use a smaller model.";
+     << describe(fit.smallest.technique, spec.batch) << ": raise the budget to at least "
+     << format_bytes(fit.smallest.prediction.peak_reserved_bytes * kHeadroomShare / (kHeadroomShare - 1) + 1)
+     << " (that and the eighth kept free), or use a smaller model.";
   return os.str();
 }
 

@@ -23,6 +23,14 @@ ConvProvider conv_from_env() {
   EMBER_THROW("EMBER_CONV='" << v << "': expected custom or cudnn");
 }
 
+CpuConvAlgorithm cpu_conv_from_env() {
+  const char* v = std::getenv("EMBER_CPU_CONV");
+  if (v == nullptr || std::string(v) == "auto") return CpuConvAlgorithm::automatic;
+  if (std::string(v) == "im2col") return CpuConvAlgorithm::im2col;
+  if (std::string(v) == "winograd") return CpuConvAlgorithm::winograd;
+  EMBER_THROW("EMBER_CPU_CONV='" << v << "': expected auto, im2col or winograd");
+}
+
 std::atomic<GemmProvider>& gemm_slot() {
   static std::atomic<GemmProvider> slot{gemm_from_env()};
   return slot;
@@ -32,12 +40,22 @@ std::atomic<ConvProvider>& conv_slot() {
   return slot;
 }
 
+std::atomic<CpuConvAlgorithm>& cpu_conv_slot() {
+  static std::atomic<CpuConvAlgorithm> slot{cpu_conv_from_env()};
+  return slot;
+}
+
 }  // namespace
 
 GemmProvider gemm_provider() { return gemm_slot().load(); }
 void set_gemm_provider(GemmProvider provider) { gemm_slot().store(provider); }
 ConvProvider conv_provider() { return conv_slot().load(); }
 void set_conv_provider(ConvProvider provider) { conv_slot().store(provider); }
+CpuConvAlgorithm cpu_conv_algorithm() { return cpu_conv_slot().load(); }
+void set_cpu_conv_algorithm(CpuConvAlgorithm algorithm) { cpu_conv_slot().store(algorithm); }
+const char* cpu_conv_algorithm_name(CpuConvAlgorithm a) {
+  return a == CpuConvAlgorithm::automatic ? "auto" : a == CpuConvAlgorithm::im2col ? "im2col" : "winograd";
+}
 const char* gemm_provider_name(GemmProvider p) { return p == GemmProvider::custom ? "custom" : "cublas"; }
 const char* conv_provider_name(ConvProvider p) { return p == ConvProvider::custom ? "custom" : "cudnn"; }
 

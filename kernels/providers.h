@@ -6,7 +6,15 @@
 //   EMBER_GEMM=custom|cublas   EMBER_CONV=custom|cudnn      (environment, read once)
 //   ember::kernels::set_gemm_provider(ember::kernels::GemmProvider::cublas);  (code)
 //
-// The CPU backend has one implementation of each and ignores these.
+// The CPU convolution has two algorithms, chosen the same way:
+//
+//   EMBER_CPU_CONV=auto|im2col|winograd                          (environment, read once)
+//   { ember::kernels::CpuConvScope reference(CpuConvAlgorithm::im2col); ... }   (code)
+//
+//   auto      Winograd F(2x2, 3x3) where it applies and pays (3x3, stride 1, >= 16 channels
+//             in and out: kernels/cpu/conv2d_winograd.h), im2col + GEMM elsewhere
+//   im2col    im2col + GEMM everywhere: the straightforward reference (kernels/cpu/conv2d.cpp)
+//   winograd  Winograd wherever it applies (any channel count), im2col elsewhere
 namespace ember::kernels {
 
 enum class GemmProvider { custom, cublas };
@@ -18,6 +26,25 @@ ConvProvider conv_provider();
 void set_conv_provider(ConvProvider provider);
 const char* gemm_provider_name(GemmProvider provider);
 const char* conv_provider_name(ConvProvider provider);
+
+enum class CpuConvAlgorithm { automatic, im2col, winograd };
+CpuConvAlgorithm cpu_conv_algorithm();
+void set_cpu_conv_algorithm(CpuConvAlgorithm algorithm);
+const char* cpu_conv_algorithm_name(CpuConvAlgorithm algorithm);
+
+// Selects a CPU convolution algorithm for one scope and restores the previous one.
+class CpuConvScope {
+ public:
+  explicit CpuConvScope(CpuConvAlgorithm algorithm) : previous_(cpu_conv_algorithm()) {
+    set_cpu_conv_algorithm(algorithm);
+  }
+  ~CpuConvScope() { set_cpu_conv_algorithm(previous_); }
+  CpuConvScope(const CpuConvScope&) = delete;
+  CpuConvScope& operator=(const CpuConvScope&) = delete;
+
+ private:
+  CpuConvAlgorithm previous_;
+};
 
 // Selects both providers for one scope and restores the previous ones:
 //   { ember::kernels::ProviderScope vendor(GemmProvider::cublas, ConvProvider::cudnn); ... }

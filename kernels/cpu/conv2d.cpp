@@ -24,9 +24,11 @@
 #include <type_traits>
 
 #include "core/simulation.h"
+#include "kernels/cpu/conv2d_winograd.h"
 #include "kernels/cpu/f16_storage.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/ops.h"
+#include "kernels/providers.h"
 #include "memory/scopes.h"
 #include "memory/empty.h"
 
@@ -177,9 +179,23 @@ void for_each_image(const ConvPlan& p, const Tensor& workspace, const Fn& fn) {
   });
 }
 
+// Whether this convolution runs as Winograd F(2x2, 3x3) (kernels/providers.h: EMBER_CPU_CONV).
+bool use_winograd(const Conv2dGeometry& g) {
+  switch (cpu_conv_algorithm()) {
+    case CpuConvAlgorithm::im2col: return false;
+    case CpuConvAlgorithm::winograd: return winograd_applies(g);
+    case CpuConvAlgorithm::automatic: break;
+  }
+  return winograd_pays(g);
+}
+
 template <class T>
 void conv2d_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& weight, const Tensor& bias,
                     const Tensor& y) {
+  if (use_winograd(g)) {
+    conv2d_winograd<T>(g, x, weight, bias, y);
+    return;
+  }
   const ConvPlan p = plan_for(g);
   const Tensor workspace = column_workspace(p, x.dtype());
   if (simulating()) return;
@@ -199,12 +215,18 @@ void conv2d_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& weig
 // its input gradient: dx = conv(dy, W') with W'[c][oc] = W[oc][c] flipped in both axes and
 // the same padding. That form runs the forward's im2col block copies over dy's OC channels
 // and writes dx straight from the GEMM, instead of a scatter-add col2im over C channels into
-// a zeroed dx; the FLOPs are the same. It wins when OC <= C (~5-10% on the ConvNet's 32->32
-// and 64->64 layers) and loses when OC > C (twice the rows to copy).
+// a zeroed dx; the FLOPs are the same. Under im2col it wins when OC <= C (~5-10% on the
+// ConvNet's 32->32 and 64->64 layers) and loses when OC > C (twice the rows to copy); a 3x3
+// kernel whose flipped convolution runs as Winograd takes it whatever the channels.
 bool input_grad_as_same_conv(const Conv2dGeometry& g) {
-  return g.stride_h == 1 && g.stride_w == 1 && g.dilation_h == 1 && g.dilation_w == 1 &&
-         2 * g.pad_h == g.kernel_h - 1 && 2 * g.pad_w == g.kernel_w - 1 && !g.is_pointwise() &&
-         g.out_channels <= g.in_channels;
+  if (!(g.stride_h == 1 && g.stride_w == 1 && g.dilation_h == 1 && g.dilation_w == 1 &&
+        2 * g.pad_h == g.kernel_h - 1 && 2 * g.pad_w == g.kernel_w - 1 && !g.is_pointwise()))
+    return false;
+  Conv2dGeometry flipped = g;  // dy [N, OC, OH, OW] convolved with W' [C, OC, KH, KW]
+  std::swap(flipped.in_channels, flipped.out_channels);
+  std::swap(flipped.in_h, flipped.out_h);
+  std::swap(flipped.in_w, flipped.out_w);
+  return g.out_channels <= g.in_channels || use_winograd(flipped);
 }
 
 template <class T>
@@ -247,6 +269,10 @@ void conv2d_input_grad(const Conv2dGeometry& g, const Tensor& dy, const Tensor& 
 
 template <class T>
 void conv2d_weight_grad(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy, const Tensor& dw) {
+  if (use_winograd(g)) {
+    conv2d_winograd_weight_grad<T>(g, x, dy, dw);
+    return;
+  }
   const ConvPlan p = plan_for(g);
   const Tensor workspace = column_workspace(p, x.dtype());
   const int64_t oc = p.out_channels, image_size = g.in_channels * g.in_plane();

@@ -2,6 +2,7 @@
 // against direct fp64 formulas, the shared CUDA index math (im2col_source,
 // col2im_gather) against the CPU kernels, f16, empty batches and error messages.
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -11,6 +12,7 @@
 
 #include "kernels/conv_geometry.h"
 #include "kernels/ops.h"
+#include "kernels/providers.h"
 #include <omp.h>
 #include "tests/support/op_contract.h"
 
@@ -39,7 +41,16 @@ const std::vector<ConvCase> kCases = {
     {3, 2, 7, 9, 3, 3, 3, {2, 1}, {0, 2}, {1, 2}},
     {2, 4, 6, 5, 3, 3, 3, 1, 1, 1},  // "same" convolutions with OC <= C: dx through the flipped-weight
     {1, 3, 7, 7, 2, 5, 5, 1, 2, 1},  // forward convolution instead of col2im
+    // 3x3, stride 1: Winograd's geometry (EMBER_CPU_CONV=winograd): odd outputs (a half tile
+    // at the edge), no padding, padding 2 (tiles wholly in the padding), more channels out than in
+    {2, 5, 7, 6, 3, 3, 3, 1, 0, 1},
+    {2, 3, 8, 9, 4, 3, 3, 1, 2, 1},
+    {3, 2, 5, 5, 6, 3, 3, 1, 1, 1},
+    {1, 1, 3, 3, 1, 3, 3, 1, 1, 1},
 };
+
+// The CPU's convolution algorithms (kernels/providers.h); every forward and gradient test runs each.
+const kernels::CpuConvAlgorithm kAlgorithms[] = {kernels::CpuConvAlgorithm::im2col, kernels::CpuConvAlgorithm::winograd};
 
 Shape conv_out_shape(const ConvCase& k) {
   return Shape{k.n, k.oc, kernels::conv_out_size(k.h, k.kh, k.stride.h, k.padding.h, k.dilation.h),
@@ -100,7 +111,10 @@ std::string describe(const ConvCase& k) {
 
 TEST_CASE("conv2d forward matches a direct fp64 convolution", "[conv2d]") {
   manual_seed(1);
+  for (const kernels::CpuConvAlgorithm algorithm : kAlgorithms)
   for (const ConvCase& k : kCases) {
+    const kernels::CpuConvScope scope(algorithm);
+    INFO("EMBER_CPU_CONV=" << kernels::cpu_conv_algorithm_name(algorithm));
     for (DType dtype : {kFloat32, kFloat64}) {
       const ConvInputs in = make_inputs(k, dtype);
       // f32: sums of <= 4*5*5 products of O(1) values, ~1e-6 relative rounding; f64 is exact to ~1e-14.
@@ -131,8 +145,12 @@ TEST_CASE("conv2d gradients pass gradcheck", "[conv2d][gradcheck]") {
       {2, 3, 4, 4, 2, 1, 1, 1, 0, 1},           // pointwise shortcut
       {2, 3, 5, 4, 3, 3, 3, 1, 1, 1},           // "same" with OC <= C: dx as a flipped-weight convolution
       {1, 2, 7, 6, 2, 2, 3, {2, 1}, {1, 0}, 1},  // per-axis arguments
+      {2, 2, 5, 5, 4, 3, 3, 1, 1, 1},           // "same" with OC > C: dx as a flipped convolution under Winograd
   };
+  for (const kernels::CpuConvAlgorithm algorithm : kAlgorithms)
   for (const ConvCase& k : small) {
+    const kernels::CpuConvScope scope(algorithm);
+    INFO("EMBER_CPU_CONV=" << kernels::cpu_conv_algorithm_name(algorithm));
     const ConvInputs in = make_inputs(k, kFloat64);
     expect_gradcheck(
         [&](auto& t) { return conv2d(t[0], t[1], t[2], k.stride, k.padding, k.dilation); }, {in.x, in.w, in.b},
@@ -142,7 +160,10 @@ TEST_CASE("conv2d gradients pass gradcheck", "[conv2d][gradcheck]") {
 
 TEST_CASE("conv2d gradients match direct fp64 formulas on a batch split over threads", "[conv2d]") {
   manual_seed(3);
-  const ConvCase k{7, 3, 9, 8, 4, 3, 3, 2, 1, 1};
+  for (const kernels::CpuConvAlgorithm algorithm : kAlgorithms)
+  for (const ConvCase& k : {ConvCase{7, 3, 9, 8, 4, 3, 3, 2, 1, 1}, ConvCase{7, 3, 9, 8, 4, 3, 3, 1, 1, 1}}) {
+  const kernels::CpuConvScope scope(algorithm);
+  INFO("EMBER_CPU_CONV=" << kernels::cpu_conv_algorithm_name(algorithm) << ", " << describe(k));
   const ConvInputs in = make_inputs(k, kFloat32);
   const Tensor x = in.x.clone().requires_grad_(), w = in.w.clone().requires_grad_(), b = in.b.clone().requires_grad_();
   const Tensor y = conv2d(x, w, b, k.stride, k.padding, k.dilation);
@@ -162,6 +183,40 @@ TEST_CASE("conv2d gradients match direct fp64 formulas on a batch split over thr
   test::expect_values(x.grad(), dx, 1e-5, "conv2d dx");
   test::expect_values(w.grad(), dw, 1e-5, "conv2d dweight");
   test::expect_values(b.grad(), db, 1e-5, "conv2d dbias");
+  }
+}
+
+// The error bound of conv2d_winograd.h, on the zoo's 3x3 layers (ConvNet's and ResNet-20's
+// widest): f32 Winograd against a direct fp64 convolution is within twice f32 im2col's own
+// error on the same inputs, and within 5e-5 relative.
+TEST_CASE("Winograd F(2x2, 3x3) holds its error bound on the zoo's 3x3 layers", "[conv2d][winograd]") {
+  manual_seed(6);
+  const std::vector<ConvCase> layers = {
+      {2, 32, 28, 28, 32, 3, 3, 1, 1, 1},  // ConvNet conv2
+      {2, 32, 14, 14, 64, 3, 3, 1, 1, 1},  // ConvNet conv3
+      {2, 64, 14, 14, 64, 3, 3, 1, 1, 1},  // ConvNet conv4
+      {2, 64, 7, 7, 64, 3, 3, 1, 1, 1},    // ResNet-20 stage 3
+  };
+  // The largest |a - e| / (1 + |e|), expect_close's measure.
+  const auto worst_error = [](const Tensor& actual, const Tensor& expected) {
+    const std::vector<double> a = actual.to_vector<double>(), e = expected.to_vector<double>();
+    double worst = 0;
+    for (size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::fabs(a[i] - e[i]) / (1.0 + std::fabs(e[i])));
+    return worst;
+  };
+  for (const ConvCase& k : layers) {
+    const ConvInputs in = make_inputs(k, kFloat32);
+    const Tensor reference = reference_conv(k, in.x, in.w, in.b);
+    const auto error_of = [&](kernels::CpuConvAlgorithm algorithm) {
+      const kernels::CpuConvScope scope(algorithm);
+      return worst_error(conv2d(in.x, in.w, in.b, k.stride, k.padding), reference);
+    };
+    const double winograd = error_of(kernels::CpuConvAlgorithm::winograd);
+    const double im2col = error_of(kernels::CpuConvAlgorithm::im2col);
+    INFO(describe(k) << ": f32 error against fp64, Winograd " << winograd << ", im2col " << im2col);
+    CHECK(winograd <= 2 * im2col);
+    CHECK(winograd <= 5e-5);
+  }
 }
 
 TEST_CASE("conv2d's shared im2col/col2im index math agrees with the CPU kernels", "[conv2d]") {

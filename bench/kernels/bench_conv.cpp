@@ -1,0 +1,227 @@
+// The zoo's convolutions at batch 64 on the CPU: forward, input gradient and weight
+// gradient, with each of ember's algorithms (kernels/providers.h: im2col, and Winograd
+// where the geometry allows it) and, in a build with the libtorch peer
+// (-DEMBER_BENCH_PEERS=ON), libtorch's convolution on the same shapes, timed in the same
+// iterations (ours, then libtorch's: interleaved, so drift hits both alike).
+// Counters: GFLOPS (the direct method's 2*N*OC*C*KH*KW*OH*OW flops per second, whatever
+// the algorithm does), peak_frac (of this CPU's fp32 peak, measured at start-up by an FMA
+// loop on as many threads), and with libtorch torch_GFLOPS and ours/torch (above 1: ours
+// is faster). Every benchmark runs 3 repetitions and reports their median.
+//
+//   bench_conv                                     # all threads, every layer, pass and algorithm
+//   bench_conv --threads=1,2 --benchmark_filter=convnet
+//   LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/openblas-openmp build-peers/bench/bench_conv   # with libtorch
+#include <benchmark/benchmark.h>
+#include <omp.h>
+
+#include <chrono>
+#include <cstring>
+#include <functional>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "kernels/conv_geometry.h"
+#include "kernels/cpu/conv2d_winograd.h"
+#include "kernels/factories.h"
+#include "kernels/ops.h"
+#include "kernels/providers.h"
+
+#ifdef EMBER_BENCH_LIBTORCH
+#include <torch/torch.h>
+#endif
+
+namespace {
+
+using ember::Tensor;
+using ember::kernels::CpuConvAlgorithm;
+
+constexpr int64_t kBatch = 64;
+constexpr int kRepetitions = 3;
+
+struct Layer {
+  const char* name;
+  int64_t c, hw, oc, k, stride, pad;
+};
+
+// Every distinct convolution of LeNet-5, ConvNet and ResNet-20 on 28x28x1 (docs/models.md).
+const std::vector<Layer> kLayers = {
+    {"lenet5.conv1_1x6_5x5_p2@28", 1, 28, 6, 5, 1, 2},
+    {"lenet5.conv2_6x16_5x5@14", 6, 14, 16, 5, 1, 0},
+    {"convnet.conv1_1x32_3x3@28", 1, 28, 32, 3, 1, 1},
+    {"convnet.conv2_32x32_3x3@28", 32, 28, 32, 3, 1, 1},
+    {"convnet.conv3_32x64_3x3@14", 32, 14, 64, 3, 1, 1},
+    {"convnet.conv4_64x64_3x3@14", 64, 14, 64, 3, 1, 1},
+    {"resnet20.stem_1x16_3x3@28", 1, 28, 16, 3, 1, 1},
+    {"resnet20.s1_16x16_3x3@28", 16, 28, 16, 3, 1, 1},
+    {"resnet20.s2_16x32_3x3_s2@28", 16, 28, 32, 3, 2, 1},
+    {"resnet20.s2_32x32_3x3@14", 32, 14, 32, 3, 1, 1},
+    {"resnet20.s3_32x64_3x3_s2@14", 32, 14, 64, 3, 2, 1},
+    {"resnet20.s3_64x64_3x3@7", 64, 7, 64, 3, 1, 1},
+    {"resnet20.shortcut_16x32_1x1_s2@28", 16, 28, 32, 1, 2, 0},
+};
+
+enum class Pass { forward, input_grad, weight_grad };
+const char* pass_name(Pass p) {
+  return p == Pass::forward ? "forward" : p == Pass::input_grad ? "input_grad" : "weight_grad";
+}
+
+ember::kernels::Conv2dArgs args_of(const Layer& l) { return {l.stride, l.pad, 1}; }
+ember::kernels::Conv2dGeometry geometry_of(const Layer& l) {
+  return ember::kernels::conv2d_geometry(ember::Shape{kBatch, l.c, l.hw, l.hw}, ember::Shape{l.oc, l.c, l.k, l.k},
+                                         args_of(l), "bench_conv");
+}
+double flops_of(const Layer& l) {
+  const auto g = geometry_of(l);
+  return 2.0 * static_cast<double>(g.batch * g.out_channels * g.col_rows() * g.col_cols());
+}
+
+// This CPU's fp32 multiply-add peak on `threads` threads: independent vector FMAs (the
+// compiler's widest vectors for this machine), 12 accumulators per thread to cover latency.
+double measured_peak_gflops(int threads) {
+  typedef float Vec __attribute__((vector_size(64)));
+  constexpr int kAccumulators = 12, kLanes = 16;
+  constexpr int64_t kIterations = 20'000'000;
+  float sink = 0;
+  const auto start = std::chrono::steady_clock::now();
+#pragma omp parallel num_threads(threads) reduction(+ : sink)
+  {
+    Vec acc[kAccumulators];
+    for (int a = 0; a < kAccumulators; ++a) acc[a] = Vec{} + 1e-3f * static_cast<float>(a + 1);
+    const Vec scale = Vec{} + 0.9999999f, shift = Vec{} + 1e-7f;
+    for (int64_t i = 0; i < kIterations; ++i)
+      for (int a = 0; a < kAccumulators; ++a) acc[a] = acc[a] * scale + shift;
+    for (int a = 0; a < kAccumulators; ++a)
+      for (int l = 0; l < kLanes; ++l) sink += acc[a][l];
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  benchmark::DoNotOptimize(sink);
+  return 2.0 * kLanes * kAccumulators * static_cast<double>(kIterations) * threads / seconds * 1e-9;
+}
+
+double seconds_of(const std::function<void()>& fn) {
+  const auto start = std::chrono::steady_clock::now();
+  fn();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// One pass of ember's convolution with the algorithm in force.
+std::function<void()> ember_pass(const Layer& l, Pass pass) {
+  const auto g = geometry_of(l);
+  const Tensor x = ember::randn({kBatch, l.c, l.hw, l.hw}), w = ember::randn({l.oc, l.c, l.k, l.k});
+  const Tensor b = ember::randn({l.oc}), dy = ember::randn({kBatch, l.oc, g.out_h, g.out_w});
+  const auto a = args_of(l);
+  switch (pass) {
+    case Pass::forward: return [=] { benchmark::DoNotOptimize(ember::kernels::conv2d(x, w, b, a).data_ptr()); };
+    case Pass::input_grad:
+      return [=] { benchmark::DoNotOptimize(ember::kernels::conv2d_backward_input(dy, w, x.shape(), a).data_ptr()); };
+    case Pass::weight_grad:
+      return [=] { benchmark::DoNotOptimize(ember::kernels::conv2d_backward_weight(x, dy, w.shape(), a).data_ptr()); };
+  }
+  return {};
+}
+
+#ifdef EMBER_BENCH_LIBTORCH
+// The same pass in libtorch (its CPU convolution: oneDNN where it takes the shape).
+std::function<void()> torch_pass(const Layer& l, Pass pass) {
+  const auto g = geometry_of(l);
+  const torch::Tensor x = torch::randn({kBatch, l.c, l.hw, l.hw}), w = torch::randn({l.oc, l.c, l.k, l.k});
+  const torch::Tensor b = torch::randn({l.oc}), dy = torch::randn({kBatch, l.oc, g.out_h, g.out_w});
+  const std::vector<int64_t> stride{l.stride, l.stride}, pad{l.pad, l.pad}, dilation{1, 1}, out_pad{0, 0};
+  const std::array<bool, 3> mask = {pass == Pass::input_grad, pass == Pass::weight_grad, false};
+  if (pass == Pass::forward)
+    return [=] {
+      torch::NoGradGuard no_grad;
+      benchmark::DoNotOptimize(torch::conv2d(x, w, b, stride, pad).data_ptr());
+    };
+  return [=] {
+    auto grads = at::convolution_backward(dy, x, w, std::vector<int64_t>{l.oc}, stride, pad, dilation, false, out_pad, 1,
+                                          mask);
+    benchmark::DoNotOptimize(std::get<0>(grads).defined() ? std::get<0>(grads).data_ptr() : std::get<1>(grads).data_ptr());
+  };
+}
+#endif
+
+void bench_layer(benchmark::State& state, const Layer& l, Pass pass, CpuConvAlgorithm algorithm, int threads,
+                 double peak_gflops) {
+  const int previous_threads = omp_get_max_threads();
+  omp_set_num_threads(threads);
+  const ember::kernels::CpuConvScope scope(algorithm);
+  const std::function<void()> ours = ember_pass(l, pass);
+  ours();  // warm-up: the caching allocator's blocks, BLAS buffers, pages
+#ifdef EMBER_BENCH_LIBTORCH
+  at::set_num_threads(threads);
+  const std::function<void()> theirs = torch_pass(l, pass);
+  theirs();
+  double torch_s = 0.0;
+#endif
+  double ours_s = 0.0;
+  for (auto _ : state) {
+    const double s = seconds_of(ours);
+    ours_s += s;
+#ifdef EMBER_BENCH_LIBTORCH
+    torch_s += seconds_of(theirs);
+#endif
+    state.SetIterationTime(s);
+  }
+  omp_set_num_threads(previous_threads);
+  const double iterations = static_cast<double>(state.iterations()), flops = flops_of(l);
+  const double gflops = flops * 1e-9 * iterations / ours_s;
+  state.counters["GFLOPS"] = gflops;
+  state.counters["peak_frac"] = gflops / peak_gflops;
+#ifdef EMBER_BENCH_LIBTORCH
+  state.counters["torch_GFLOPS"] = flops * 1e-9 * iterations / torch_s;
+  state.counters["ours/torch"] = torch_s / ours_s;
+#endif
+}
+
+std::vector<int> parse_threads(int* argc, char** argv) {
+  std::vector<int> threads;
+  int kept = 1;
+  for (int i = 1; i < *argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.rfind("--threads=", 0) == 0) {
+      std::stringstream list(arg.substr(std::strlen("--threads=")));
+      for (std::string item; std::getline(list, item, ',');) threads.push_back(std::max(1, std::atoi(item.c_str())));
+    } else {
+      argv[kept++] = argv[i];
+    }
+  }
+  *argc = kept;
+  if (threads.empty()) threads.push_back(omp_get_max_threads());
+  return threads;
+}
+
+void register_benchmarks(const std::vector<int>& thread_counts) {
+  for (int threads : thread_counts) {
+    const double peak = measured_peak_gflops(threads);
+    std::cout << "fp32 peak on " << threads << " thread(s), measured: " << static_cast<int>(peak) << " GFLOP/s\n";
+    for (const Layer& l : kLayers)
+      for (Pass pass : {Pass::forward, Pass::input_grad, Pass::weight_grad})
+        for (CpuConvAlgorithm algorithm : {CpuConvAlgorithm::im2col, CpuConvAlgorithm::winograd}) {
+          if (algorithm == CpuConvAlgorithm::winograd && !ember::kernels::cpu::winograd_applies(geometry_of(l))) continue;
+          const std::string name = std::string(l.name) + "/" + pass_name(pass) + "/" +
+                                   ember::kernels::cpu_conv_algorithm_name(algorithm) +
+                                   "/threads:" + std::to_string(threads);
+          benchmark::RegisterBenchmark(name.c_str(),
+                                       [=](benchmark::State& s) { bench_layer(s, l, pass, algorithm, threads, peak); })
+              ->UseManualTime()
+              ->Unit(benchmark::kMillisecond)
+              ->Repetitions(kRepetitions)
+              ->ReportAggregatesOnly(true);
+        }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<int> threads = parse_threads(&argc, argv);
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  register_benchmarks(threads);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,50 @@
+#pragma once
+// Winograd F(2x2, 3x3) convolution on the CPU: 3x3 kernels, stride 1, dilation 1, any
+// padding. Each 2x2 block of outputs comes from a 4x4 tile of the input with 16
+// multiplications per (input channel, output channel) instead of im2col's 36:
+//
+//   V = B^T d B   each 4x4 input tile d, per input channel            (adds only)
+//   U = G g G^T   each 3x3 kernel g, per (output, input) channel       (adds and halves)
+//   M[k] = U[k] V[k] for k = 0..15: over channels, 16 GEMMs [OC, C] x [C, tiles]
+//   Y = A^T M A   each tile back to its 2x2 outputs, plus the bias     (adds only)
+//
+// with B, G, A Lavin & Gray's matrices for F(2, 3) (arXiv:1509.09308). The 16 GEMMs hold
+// 16/36 of the direct method's multiply-adds and no im2col matrix is ever written; tiles of
+// several images share one GEMM so small planes still give it wide matrices.
+//
+//   if (winograd_applies(g)) cpu::conv2d_winograd<float>(g, x, weight, bias, y);
+//
+// Error: the transforms only add, subtract and halve (at most four terms each way), so the
+// rounding is of the same order as im2col's long dot products. tests/kernels/test_conv2d.cpp
+// holds f32 Winograd, against a direct fp64 convolution, within twice f32 im2col's error on
+// the same inputs and within 5e-5 relative, on the zoo's 3x3 layers; measured on the 2-core
+// AMD EPYC (AVX-512), worst |a - e| / (1 + |e|): ConvNet 32->32 9.0e-6 (im2col 1.4e-5),
+// 32->64 1.0e-5 (1.2e-5), 64->64 1.8e-5 (2.6e-5), ResNet-20 64->64 at 7x7 1.7e-5 (1.9e-5).
+// (F(4x4, 3x3) would save more multiplications, at transforms with 1/4 and 1/8 whose error
+// grows several-fold; F(2x2, 3x3) is the conservative choice.)
+//
+// Which algorithm runs is kernels/providers.h's CpuConvAlgorithm (EMBER_CPU_CONV).
+#include "core/tensor.h"
+#include "kernels/conv_geometry.h"
+
+namespace ember::kernels::cpu {
+
+// The geometry F(2x2, 3x3) computes: 3x3 kernel, unit stride and dilation, non-empty output.
+bool winograd_applies(const Conv2dGeometry& g);
+// What EMBER_CPU_CONV=auto picks: Winograd where it applies and the channels are wide enough
+// for its 16 GEMMs to beat one im2col GEMM (measured: bench/kernels/bench_conv).
+bool winograd_pays(const Conv2dGeometry& g);
+
+// y [N, OC, OH, OW] = conv(x, weight) + bias (bias may be undefined); T is float or double.
+// Allocates its workspace (transformed kernels, per-thread tiles) under the workspace category,
+// and returns after allocating when the allocator only simulates.
+template <class T>
+void conv2d_winograd(const Conv2dGeometry& g, const Tensor& x, const Tensor& weight, const Tensor& bias,
+                     const Tensor& y);
+
+// dweight [OC, C, 3, 3] = the gradient of that convolution's weight for output gradient dy,
+// by the adjoints of the same transforms: 16 GEMMs [OC, tiles] x [tiles, C] per group of images.
+template <class T>
+void conv2d_winograd_weight_grad(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy, const Tensor& dweight);
+
+}  // namespace ember::kernels::cpu

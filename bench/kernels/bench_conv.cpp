@@ -170,6 +170,7 @@ void bench_layer(benchmark::State& state, const Layer& l, Pass pass, CpuConvAlgo
   const double gflops = flops * 1e-9 * iterations / ours_s;
   state.counters["GFLOPS"] = gflops;
   state.counters["peak_frac"] = gflops / peak_gflops;
+  state.counters["peak_GFLOPS"] = peak_gflops;
 #ifdef EMBER_BENCH_LIBTORCH
   state.counters["torch_GFLOPS"] = flops * 1e-9 * iterations / torch_s;
   state.counters["ours/torch"] = torch_s / ours_s;

@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
-# Training speed, ember vs libtorch, on this machine's CPU: same models (docs/models.md),
-# same synthetic batches, same batch size and thread count. Runs are interleaved
+# Training speed, ember vs libtorch, on this machine's CPU: same models (docs/models.md:
+# LeNet-5, ConvNet, ResNet-20), same synthetic batches, same batch size and thread count. Runs are interleaved
 # (ember, libtorch, ember, ...) and repeated; the table shows medians and the ratio.
 # libtorch runs in its strongest set-up measured here: OpenBLAS's OpenMP build and a
 # glibc malloc that keeps freed memory instead of returning it (no CPU caching allocator).
 #
-#   bench/peers/compare_cpu.sh                 # lenet5 and convnet, 1 and 2 threads, 3 repeats
+#   bench/peers/compare_cpu.sh                 # lenet5, convnet and resnet20, 1 and 2 threads, 3 repeats
 #   REPEATS=5 MODELS=convnet THREADS=2 bench/peers/compare_cpu.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 REPEATS=${REPEATS:-3}
-MODELS=${MODELS:-"lenet5 convnet"}
+MODELS=${MODELS:-"lenet5 convnet resnet20"}
 THREADS=${THREADS:-"1 2"}
 BATCH=${BATCH:-64}
 BUILD=${BUILD:-build-peers}
@@ -20,7 +20,7 @@ cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DEMBER_CUDA=OFF -DEM
   -DEMBER_BENCH_PEERS=ON >/dev/null
 ninja -C "$BUILD" ember_cli libtorch_train >/dev/null
 
-steps_for() { [ "$1" = convnet ] && echo 30 || echo 150; }
+steps_for() { case "$1" in convnet) echo 30 ;; resnet20) echo 20 ;; *) echo 150 ;; esac; }
 
 run_ember() {
   "$BUILD/apps/ember" bench-train --model "$1" --batch "$BATCH" --threads "$2" --steps "$(steps_for "$1")" --warmup 5 --json

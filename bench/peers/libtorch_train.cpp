@@ -1,4 +1,4 @@
-// The peer for ember's CPU training speed: the same LeNet-5 and ConvNet (see
+// The peer for ember's CPU training speed: the same LeNet-5, ConvNet and ResNet-20 (see
 // docs/models.md) trained with libtorch's C++ frontend on the same synthetic
 // batches, reporting training images/s. bench/peers/compare_cpu.sh runs it
 // interleaved with `ember bench-train`.
@@ -48,6 +48,53 @@ struct ConvNet : torch::nn::Module {
   torch::Tensor forward(torch::Tensor x) { return f2(torch::relu(f1(features->forward(x).flatten(1)))); }
 };
 
+// He et al.'s CIFAR ResNet-20 as models/resnet.cpp builds it: no conv bias, a 1x1 conv + BN
+// shortcut where the shape changes (stride 2 or more channels), global average pool, Linear.
+struct BasicBlock : torch::nn::Module {
+  torch::nn::Conv2d conv1{nullptr}, conv2{nullptr};
+  torch::nn::BatchNorm2d bn1{nullptr}, bn2{nullptr};
+  torch::nn::Sequential shortcut{nullptr};
+  BasicBlock(int64_t in, int64_t out, int64_t stride) {
+    conv1 = register_module("conv1", torch::nn::Conv2d(torch::nn::Conv2dOptions(in, out, 3).stride(stride).padding(1).bias(false)));
+    bn1 = register_module("bn1", torch::nn::BatchNorm2d(out));
+    conv2 = register_module("conv2", torch::nn::Conv2d(torch::nn::Conv2dOptions(out, out, 3).padding(1).bias(false)));
+    bn2 = register_module("bn2", torch::nn::BatchNorm2d(out));
+    if (stride != 1 || in != out)
+      shortcut = register_module(
+          "shortcut", torch::nn::Sequential(torch::nn::Conv2d(torch::nn::Conv2dOptions(in, out, 1).stride(stride).bias(false)),
+                                            torch::nn::BatchNorm2d(out)));
+  }
+  torch::Tensor forward(torch::Tensor x) {
+    torch::Tensor h = torch::relu(bn1(conv1(x)));
+    return torch::relu(bn2(conv2(h)) + (shortcut ? shortcut->forward(x) : x));
+  }
+};
+
+struct ResNet20 : torch::nn::Module {
+  torch::nn::Conv2d stem{torch::nn::Conv2dOptions(1, 16, 3).padding(1).bias(false)};
+  torch::nn::BatchNorm2d bn{16};
+  std::vector<std::shared_ptr<BasicBlock>> blocks;
+  torch::nn::Linear fc{64, 10};
+  ResNet20() {
+    register_module("stem", stem);
+    register_module("bn", bn);
+    int64_t channels = 16;
+    for (int64_t width : {16, 32, 64})
+      for (int i = 0; i < 3; ++i) {
+        const int64_t stride = (i == 0 && width != 16) ? 2 : 1;
+        blocks.push_back(register_module("block" + std::to_string(blocks.size()),
+                                         std::make_shared<BasicBlock>(channels, width, stride)));
+        channels = width;
+      }
+    register_module("fc", fc);
+  }
+  torch::Tensor forward(torch::Tensor x) {
+    x = torch::relu(bn(stem(x)));
+    for (auto& b : blocks) x = b->forward(x);
+    return fc(torch::adaptive_avg_pool2d(x, {1, 1}).flatten(1));
+  }
+};
+
 template <class Model>
 double images_per_second(Model& model, int batch, int warmup, int steps) {
   torch::manual_seed(0);
@@ -94,8 +141,11 @@ int main(int argc, char** argv) {
   } else if (model == "convnet") {
     ConvNet net;
     rate = images_per_second(net, batch, warmup, steps);
+  } else if (model == "resnet20") {
+    ResNet20 net;
+    rate = images_per_second(net, batch, warmup, steps);
   } else {
-    std::fprintf(stderr, "libtorch_train: unknown model '%s' (lenet5 or convnet)\n", model.c_str());
+    std::fprintf(stderr, "libtorch_train: unknown model '%s' (lenet5, convnet or resnet20)\n", model.c_str());
     return 2;
   }
   std::printf("{\"peer\": \"libtorch\", \"model\": \"%s\", \"batch\": %d, \"threads\": %d, \"images_per_s\": %.1f}\n",

@@ -25,6 +25,10 @@ namespace {
 constexpr int64_t kTaps = 16;           // a 4x4 tile
 constexpr int64_t kColumnsWanted = 192;  // tiles per GEMM: wide enough for the GEMM kernel's panels
 constexpr int64_t kMinChannels = 16;     // below this (a first layer), im2col's one GEMM wins
+// A tile's 16 values go to 16 tap blocks; were the blocks a multiple of 4 KiB apart (64
+// channels x 192 columns of f32 is 48 KiB) all 16 stores would fall in one L1 set and evict
+// each other (ResNet-20's 7x7 layer ran 3x slower). 16 elements between blocks spread them.
+constexpr int64_t kTapSkew = 16;
 
 template <class T>
 using RowMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
@@ -34,7 +38,9 @@ struct WinogradPlan {
   int64_t group;                    // images per GEMM
   int64_t groups, chunks;           // groups in the batch; thread chunks (one scratch each)
   int64_t columns;                  // tiles * group
-  int64_t scratch;                  // elements of V and M for one chunk
+  int64_t padded_h, padded_w;       // an input plane with its padding, covering every tile
+  int64_t v_tap, m_tap;             // elements from one tap's block of V (M) to the next
+  int64_t scratch;                  // elements of V, M and the padded plane for one chunk
 };
 
 WinogradPlan plan_for(const Conv2dGeometry& g) {
@@ -46,7 +52,11 @@ WinogradPlan plan_for(const Conv2dGeometry& g) {
   p.groups = (g.batch + p.group - 1) / p.group;
   p.chunks = std::max<int64_t>(1, std::min<int64_t>(omp_get_max_threads(), p.groups));
   p.columns = p.tiles * p.group;
-  p.scratch = kTaps * (g.in_channels + g.out_channels) * p.columns;
+  p.padded_h = 2 * p.tiles_h + 2;
+  p.padded_w = 2 * p.tiles_w + 2;
+  p.v_tap = g.in_channels * p.columns + kTapSkew;
+  p.m_tap = g.out_channels * p.columns + kTapSkew;
+  p.scratch = kTaps * (p.v_tap + p.m_tap) + p.padded_h * p.padded_w;
   return p;
 }
 
@@ -76,29 +86,24 @@ void transform_kernels(const Conv2dGeometry& g, const T* weight, T* u) {
   });
 }
 
-// V[k][c][column] = (B^T d B)[k] for the 4x4 tile d of every column (zero outside the image).
+// V[k][c][column] = (B^T d B)[k] for the 4x4 tile d of every column. Each input plane is first
+// copied into `padded` (p.padded_h x p.padded_w, zero outside the plane: the caller zeroes it
+// once, and the copies only ever write its interior), so no tile needs a bounds check.
 template <class T>
-void transform_tiles(const Conv2dGeometry& g, const WinogradPlan& p, const T* images, int64_t count, T* v) {
-  const int64_t c_count = g.in_channels, h = g.in_h, w = g.in_w, stride = c_count * p.columns;
+void transform_tiles(const Conv2dGeometry& g, const WinogradPlan& p, const T* images, int64_t count, T* padded, T* v) {
+  const int64_t c_count = g.in_channels, h = g.in_h, w = g.in_w, stride = p.v_tap, pw = p.padded_w;
   for (int64_t image = 0; image < count; ++image)
     for (int64_t c = 0; c < c_count; ++c) {
       const T* plane = images + (image * c_count + c) * h * w;
+      for (int64_t row = 0; row < h; ++row)
+        std::copy(plane + row * w, plane + (row + 1) * w, padded + (row + g.pad_h) * pw + g.pad_w);
       T* out = v + c * p.columns + image * p.tiles;
-      for (int64_t th = 0; th < p.tiles_h; ++th) {
-        const int64_t ih0 = 2 * th - g.pad_h;
+      for (int64_t th = 0; th < p.tiles_h; ++th)
         for (int64_t tw = 0; tw < p.tiles_w; ++tw) {
-          const int64_t iw0 = 2 * tw - g.pad_w;
+          const T* d0 = padded + 2 * th * pw + 2 * tw;
           T d[4][4];
-          if (ih0 >= 0 && ih0 + 4 <= h && iw0 >= 0 && iw0 + 4 <= w) {
-            for (int i = 0; i < 4; ++i)
-              for (int j = 0; j < 4; ++j) d[i][j] = plane[(ih0 + i) * w + iw0 + j];
-          } else {
-            for (int i = 0; i < 4; ++i)
-              for (int j = 0; j < 4; ++j) {
-                const int64_t ih = ih0 + i, iw = iw0 + j;
-                d[i][j] = (ih >= 0 && ih < h && iw >= 0 && iw < w) ? plane[ih * w + iw] : T(0);
-              }
-          }
+          for (int i = 0; i < 4; ++i)
+            for (int j = 0; j < 4; ++j) d[i][j] = d0[i * pw + j];
           T a[4][4];  // B^T d
           for (int j = 0; j < 4; ++j) {
             a[0][j] = d[0][j] - d[2][j];
@@ -114,7 +119,6 @@ void transform_tiles(const Conv2dGeometry& g, const WinogradPlan& p, const T* im
             o[(4 * i + 3) * stride] = a[i][1] - a[i][3];
           }
         }
-      }
     }
 }
 
@@ -122,7 +126,7 @@ void transform_tiles(const Conv2dGeometry& g, const WinogradPlan& p, const T* im
 template <class T>
 void untransform_tiles(const Conv2dGeometry& g, const WinogradPlan& p, const T* m, const T* bias, int64_t count,
                        T* out_images) {
-  const int64_t oc_count = g.out_channels, oh_count = g.out_h, ow_count = g.out_w, stride = oc_count * p.columns;
+  const int64_t oc_count = g.out_channels, oh_count = g.out_h, ow_count = g.out_w, stride = p.m_tap;
   for (int64_t image = 0; image < count; ++image)
     for (int64_t oc = 0; oc < oc_count; ++oc) {
       T* plane = out_images + (image * oc_count + oc) * oh_count * ow_count;
@@ -151,7 +155,7 @@ void untransform_tiles(const Conv2dGeometry& g, const WinogradPlan& p, const T* 
 // past the plane's edge): the adjoint of untransform_tiles.
 template <class T>
 void transform_output_grads(const Conv2dGeometry& g, const WinogradPlan& p, const T* grads, int64_t count, T* out) {
-  const int64_t oc_count = g.out_channels, oh_count = g.out_h, ow_count = g.out_w, stride = oc_count * p.columns;
+  const int64_t oc_count = g.out_channels, oh_count = g.out_h, ow_count = g.out_w, stride = p.m_tap;
   for (int64_t image = 0; image < count; ++image)
     for (int64_t oc = 0; oc < oc_count; ++oc) {
       const T* plane = grads + (image * oc_count + oc) * oh_count * ow_count;
@@ -227,18 +231,20 @@ void conv2d_winograd(const Conv2dGeometry& g, const Tensor& x, const Tensor& wei
   parallel_for(p.chunks, 1, [&](int64_t c0, int64_t c1) {
     for (int64_t chunk = c0; chunk < c1; ++chunk) {
       T* v = scratch.data<T>() + chunk * p.scratch;
-      T* m = v + kTaps * c_count * p.columns;
+      T* m = v + kTaps * p.v_tap;
+      T* padded = m + kTaps * p.m_tap;
+      std::fill(padded, padded + p.padded_h * p.padded_w, T(0));
       const int64_t last = p.groups * (chunk + 1) / p.chunks;
       for (int64_t group = p.groups * chunk / p.chunks; group < last; ++group) {
         const int64_t first = group * p.group, count = std::min(p.group, g.batch - first);
         const int64_t columns = count * p.tiles;  // the last group may be short
-        transform_tiles(g, p, x.data<T>() + first * image_in, count, v);
+        transform_tiles(g, p, x.data<T>() + first * image_in, count, padded, v);
         for (int64_t k = 0; k < kTaps; ++k) {
           // V and M keep p.columns as their row stride, so a short group uses the left columns.
           using Stride = Eigen::OuterStride<>;
           Eigen::Map<const RowMatrix<T>> uk(u + k * oc_count * c_count, oc_count, c_count);
-          Eigen::Map<const RowMatrix<T>, 0, Stride> vk(v + k * c_count * p.columns, c_count, columns, Stride(p.columns));
-          Eigen::Map<RowMatrix<T>, 0, Stride> mk(m + k * oc_count * p.columns, oc_count, columns, Stride(p.columns));
+          Eigen::Map<const RowMatrix<T>, 0, Stride> vk(v + k * p.v_tap, c_count, columns, Stride(p.columns));
+          Eigen::Map<RowMatrix<T>, 0, Stride> mk(m + k * p.m_tap, oc_count, columns, Stride(p.columns));
           mk.noalias() = uk * vk;
         }
         untransform_tiles(g, p, m, b, count, y.data<T>() + first * image_out);
@@ -262,19 +268,21 @@ void conv2d_winograd_weight_grad(const Conv2dGeometry& g, const Tensor& x, const
   parallel_for(p.chunks, 1, [&](int64_t c0, int64_t c1) {
     for (int64_t chunk = c0; chunk < c1; ++chunk) {
       T* v = scratch.data<T>() + chunk * p.scratch;
-      T* dm = v + kTaps * c_count * p.columns;
+      T* dm = v + kTaps * p.v_tap;
+      T* padded = dm + kTaps * p.m_tap;
+      std::fill(padded, padded + p.padded_h * p.padded_w, T(0));
       T* du = partial.data<T>() + chunk * kernel_grads;
       std::fill(du, du + kernel_grads, T(0));
       const int64_t last = p.groups * (chunk + 1) / p.chunks;
       for (int64_t group = p.groups * chunk / p.chunks; group < last; ++group) {
         const int64_t first = group * p.group, count = std::min(p.group, g.batch - first);
         const int64_t columns = count * p.tiles;
-        transform_tiles(g, p, x.data<T>() + first * image_in, count, v);
+        transform_tiles(g, p, x.data<T>() + first * image_in, count, padded, v);
         transform_output_grads(g, p, dy.data<T>() + first * image_out, count, dm);
         for (int64_t k = 0; k < kTaps; ++k) {
           using Stride = Eigen::OuterStride<>;
-          Eigen::Map<const RowMatrix<T>, 0, Stride> vk(v + k * c_count * p.columns, c_count, columns, Stride(p.columns));
-          Eigen::Map<const RowMatrix<T>, 0, Stride> dmk(dm + k * oc_count * p.columns, oc_count, columns,
+          Eigen::Map<const RowMatrix<T>, 0, Stride> vk(v + k * p.v_tap, c_count, columns, Stride(p.columns));
+          Eigen::Map<const RowMatrix<T>, 0, Stride> dmk(dm + k * p.m_tap, oc_count, columns,
                                                         Stride(p.columns));
           Eigen::Map<RowMatrix<T>> duk(du + k * oc_count * c_count, oc_count, c_count);
           duk.noalias() += dmk * vk.transpose();

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The zoo's convolutions, ember (im2col and Winograd) against libtorch, per layer and pass,
+# as a markdown table: bench_conv built with the libtorch peer (medians of 3 repetitions,
+# ours and libtorch's timed in the same iterations), GFLOP/s of the direct method's flops,
+# the fraction of this CPU's measured fp32 peak, and what EMBER_CPU_CONV=auto runs.
+#
+#   bench/peers/compare_conv.sh                     # 2 threads, every layer
+#   THREADS=1 FILTER=convnet bench/peers/compare_conv.sh
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+THREADS=${THREADS:-2}
+FILTER=${FILTER:-.}
+BUILD=${BUILD:-build-peers}
+
+cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DEMBER_CUDA=OFF -DEMBER_TESTS=OFF \
+  -DEMBER_BENCH_PEERS=ON >/dev/null
+ninja -C "$BUILD" bench_conv >/dev/null
+
+json=$(mktemp)
+trap 'rm -f "$json"' EXIT
+LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/openblas-openmp "$BUILD/bench/bench_conv" --threads="$THREADS" \
+  --benchmark_filter="$FILTER" --benchmark_format=json --benchmark_out="$json" --benchmark_out_format=json \
+  >/dev/null 2>&1
+echo "$(lscpu | sed -n 's/^Model name: *//p'), $THREADS thread(s), $(date -u +%F); fp32 peak measured on as many threads: $(jq '[.benchmarks[].peak_GFLOPS] | first | floor' "$json") GFLOP/s; batch 64."
+echo
+echo "| layer | pass | im2col GFLOP/s | Winograd GFLOP/s | libtorch GFLOP/s | best of ours / libtorch | best, % of peak |"
+echo "|---|---|--:|--:|--:|--:|--:|"
+jq -r '
+  [.benchmarks[] | select(.aggregate_name == "median")
+   | (.run_name | split("/")) as $p
+   | {layer: $p[0], pass: $p[1], algo: $p[2], gflops: .GFLOPS, torch: .torch_GFLOPS, peak: .peak_frac}]
+  | group_by(.layer + "/" + .pass)[]
+  | (map(select(.algo == "im2col"))[0]) as $i
+  | (map(select(.algo == "winograd"))[0]) as $w
+  | ([$i, $w] | map(select(. != null)) | max_by(.gflops)) as $best
+  | "| \($i.layer) | \($i.pass) | \($i.gflops | floor) | \(if $w then ($w.gflops | floor | tostring) else "-" end) | \($i.torch | floor) | \((($best.gflops / $i.torch) * 100 | floor) / 100)x | \(($best.peak * 100) | floor)% |"
+' "$json"

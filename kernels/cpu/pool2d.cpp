@@ -59,6 +59,31 @@ class RowArgmax {
   bool fixed_ = false;
 };
 
+// Windows of 2x2, stride 2, no padding (nearly every CNN's pooling) never overlap: each input
+// element lies in at most one window, so backward can write every element exactly once.
+bool disjoint_2x2(const Conv2dGeometry& g) {
+  return g.kernel_h == 2 && g.kernel_w == 2 && g.stride_h == 2 && g.stride_w == 2 && g.pad_h == 0 && g.pad_w == 0;
+}
+
+// max_pool2d_backward of one plane with disjoint 2x2 windows: each window's four elements get
+// dy at the argmax and zero elsewhere, the rows and columns no window covers get zero. No
+// zero-fill pass and no read-modify-write scatter; the argmax is pool_math.h's, as everywhere.
+template <class T>
+void max_pool2d_backward_2x2(const Conv2dGeometry& g, const T* in, const T* grad, T* dst) {
+  using C = compute_t<T>;
+  const int64_t w = g.in_w;
+  for (int64_t oh = 0; oh < g.out_h; ++oh) {
+    T* row0 = dst + 2 * oh * w;
+    T* row1 = row0 + w;
+    for (int64_t ow = 0; ow < g.out_w; ++ow) {
+      row0[2 * ow] = row0[2 * ow + 1] = row1[2 * ow] = row1[2 * ow + 1] = T(0);
+      dst[window_argmax<C>(in, w, 2 * oh, 2 * oh + 2, 2 * ow, 2 * ow + 2).at] = grad[oh * g.out_w + ow];
+    }
+    for (int64_t col = 2 * g.out_w; col < w; ++col) row0[col] = row1[col] = T(0);
+  }
+  std::fill(dst + 2 * g.out_h * w, dst + g.in_h * w, T(0));
+}
+
 }  // namespace
 
 void max_pool2d(const Tensor& x, const Conv2dGeometry& g, const Tensor& y) {
@@ -89,6 +114,10 @@ void max_pool2d_backward(const Tensor& dy, const Tensor& x, const Conv2dGeometry
     parallel_for(planes, plane_grain(in_plane + out_plane), [&](int64_t p0, int64_t p1) {
       for (int64_t p = p0; p < p1; ++p) {
         T* dst = out + p * in_plane;
+        if (disjoint_2x2(g)) {
+          max_pool2d_backward_2x2(g, in + p * in_plane, grad + p * out_plane, dst);
+          continue;
+        }
         std::fill(dst, dst + in_plane, T(0));
         for (int64_t oh = 0; oh < g.out_h; ++oh) {
           const RowArgmax<T> argmax(g, in + p * in_plane, oh);

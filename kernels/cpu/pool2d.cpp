@@ -60,26 +60,77 @@ class RowArgmax {
 };
 
 // Windows of 2x2, stride 2, no padding (nearly every CNN's pooling) never overlap: each input
-// element lies in at most one window, so backward can write every element exactly once.
+// element lies in at most one window, so backward can write every element exactly once, and
+// both directions take a form whose loop over windows vectorises (argmax_of_four).
 bool disjoint_2x2(const Conv2dGeometry& g) {
   return g.kernel_h == 2 && g.kernel_w == 2 && g.stride_h == 2 && g.stride_w == 2 && g.pad_h == 0 && g.pad_w == 0;
 }
 
-// max_pool2d_backward of one plane with disjoint 2x2 windows: each window's four elements get
-// dy at the argmax and zero elsewhere, the rows and columns no window covers get zero. No
-// zero-fill pass and no read-modify-write scatter; the argmax is pool_math.h's, as everywhere.
+// Which of a window's four elements a, b, c, d (row by row) is its maximum, 0..3, and its
+// value, compared with a plain `>`: selects the compiler vectorises across windows. Without a
+// NaN in the window it is exactly pool_math.h's rule; a row of windows that holds a NaN is
+// redone with window_argmax (the first NaN wins), as window_argmax itself does per window.
+template <class C>
+inline int argmax_of_four(C a, C b, C c, C d, C& best) {
+  best = a;
+  int at = 0;
+  at = b > best ? 1 : at;
+  best = b > best ? b : best;
+  at = c > best ? 2 : at;
+  best = c > best ? c : best;
+  at = d > best ? 3 : at;
+  best = d > best ? d : best;
+  return at;
+}
+
+// max_pool2d of one plane with disjoint 2x2 windows.
+template <class T>
+void max_pool2d_2x2(const Conv2dGeometry& g, const T* in, T* out) {
+  using C = compute_t<T>;
+  const int64_t w = g.in_w;
+  for (int64_t oh = 0; oh < g.out_h; ++oh) {
+    const T* r0 = in + 2 * oh * w;
+    const T* r1 = r0 + w;
+    T* y = out + oh * g.out_w;
+    int nans = 0;
+#pragma omp simd reduction(| : nans)
+    for (int64_t ow = 0; ow < g.out_w; ++ow) {
+      const C a = C(r0[2 * ow]), b = C(r0[2 * ow + 1]), c = C(r1[2 * ow]), d = C(r1[2 * ow + 1]);
+      nans |= (a != a) | (b != b) | (c != c) | (d != d);
+      C best;
+      argmax_of_four(a, b, c, d, best);
+      y[ow] = T(best);
+    }
+    if (nans)
+      for (int64_t ow = 0; ow < g.out_w; ++ow) y[ow] = T(window_argmax<C>(in, w, 2 * oh, 2 * oh + 2, 2 * ow, 2 * ow + 2).value);
+  }
+}
+
+// max_pool2d_backward of one plane with disjoint 2x2 windows: the two input rows under a row
+// of windows are zeroed (in L1, one vector fill), then each window stores dy once at its
+// argmax; no read-modify-write scatter, and the rows and columns no window covers stay zero.
 template <class T>
 void max_pool2d_backward_2x2(const Conv2dGeometry& g, const T* in, const T* grad, T* dst) {
   using C = compute_t<T>;
   const int64_t w = g.in_w;
   for (int64_t oh = 0; oh < g.out_h; ++oh) {
-    T* row0 = dst + 2 * oh * w;
-    T* row1 = row0 + w;
+    const T* r0 = in + 2 * oh * w;
+    const T* r1 = r0 + w;
+    T* d0 = dst + 2 * oh * w;
+    const T* dy = grad + oh * g.out_w;
+    std::fill(d0, d0 + 2 * w, T(0));
+    int nans = 0;
     for (int64_t ow = 0; ow < g.out_w; ++ow) {
-      row0[2 * ow] = row0[2 * ow + 1] = row1[2 * ow] = row1[2 * ow + 1] = T(0);
-      dst[window_argmax<C>(in, w, 2 * oh, 2 * oh + 2, 2 * ow, 2 * ow + 2).at] = grad[oh * g.out_w + ow];
+      const C a = C(r0[2 * ow]), b = C(r0[2 * ow + 1]), c = C(r1[2 * ow]), d = C(r1[2 * ow + 1]);
+      nans |= (a != a) | (b != b) | (c != c) | (d != d);
+      C best;
+      const int at = argmax_of_four(a, b, c, d, best);
+      d0[2 * ow + (at >> 1) * w + (at & 1)] = dy[ow];
     }
-    for (int64_t col = 2 * g.out_w; col < w; ++col) row0[col] = row1[col] = T(0);
+    if (nans) {
+      std::fill(d0, d0 + 2 * w, T(0));
+      for (int64_t ow = 0; ow < g.out_w; ++ow) dst[window_argmax<C>(in, w, 2 * oh, 2 * oh + 2, 2 * ow, 2 * ow + 2).at] = dy[ow];
+    }
   }
   std::fill(dst + 2 * g.out_h * w, dst + g.in_h * w, T(0));
 }
@@ -93,12 +144,17 @@ void max_pool2d(const Tensor& x, const Conv2dGeometry& g, const Tensor& y) {
     const T* in = x.data<T>();
     T* out = y.data<T>();
     parallel_for(planes, plane_grain(in_plane), [&](int64_t p0, int64_t p1) {
-      for (int64_t p = p0; p < p1; ++p)
+      for (int64_t p = p0; p < p1; ++p) {
+        if (disjoint_2x2(g)) {
+          max_pool2d_2x2(g, in + p * in_plane, out + p * out_plane);
+          continue;
+        }
         for (int64_t oh = 0; oh < g.out_h; ++oh) {
           const RowArgmax<T> argmax(g, in + p * in_plane, oh);
           T* dst = out + p * out_plane + oh * g.out_w;
           for (int64_t ow = 0; ow < g.out_w; ++ow) dst[ow] = T(argmax(ow).value);
         }
+      }
     });
   });
 }

@@ -13,6 +13,8 @@
 #include <Eigen/Core>
 
 #include <algorithm>
+#include <cstring>
+#include <type_traits>
 
 #include "core/simulation.h"
 #include "kernels/cpu/parallel.h"
@@ -28,7 +30,10 @@ constexpr int64_t kMinChannels = 16;     // below this (a first layer), im2col's
 // A tile's 16 values go to 16 tap blocks; were the blocks a multiple of 4 KiB apart (64
 // channels x 192 columns of f32 is 48 KiB) all 16 stores would fall in one L1 set and evict
 // each other (ResNet-20's 7x7 layer ran 3x slower). 16 elements between blocks spread them.
+// The skew also takes a vector step's overrun past the last channel's columns (7 floats).
 constexpr int64_t kTapSkew = 16;
+// Slack after a buffer that a vector step may read past its end (Float8Lanes::column reads 18).
+constexpr int64_t kReadSlack = 32;
 
 template <class T>
 using RowMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
@@ -40,7 +45,7 @@ struct WinogradPlan {
   int64_t columns;                  // tiles * group
   int64_t padded_h, padded_w;       // an input plane with its padding, covering every tile
   int64_t v_tap, m_tap;             // elements from one tap's block of V (M) to the next
-  int64_t scratch;                  // elements of V, M and the padded plane for one chunk
+  int64_t scratch;                  // elements of V, M, the padded plane and two row buffers for one chunk
 };
 
 WinogradPlan plan_for(const Conv2dGeometry& g) {
@@ -56,7 +61,7 @@ WinogradPlan plan_for(const Conv2dGeometry& g) {
   p.padded_w = 2 * p.tiles_w + 2;
   p.v_tap = g.in_channels * p.columns + kTapSkew;
   p.m_tap = g.out_channels * p.columns + kTapSkew;
-  p.scratch = kTaps * (p.v_tap + p.m_tap) + p.padded_h * p.padded_w;
+  p.scratch = kTaps * (p.v_tap + p.m_tap) + p.padded_h * p.padded_w + kReadSlack + 2 * (2 * p.tiles_w + kReadSlack);
   return p;
 }
 
@@ -86,98 +91,160 @@ void transform_kernels(const Conv2dGeometry& g, const T* weight, T* u) {
   });
 }
 
+// The tile transforms run over a row of tiles several tiles at a time: Lanes is ScalarLanes<T>
+// (one tile) or, for f32, Float8Lanes (eight consecutive tiles in one 8-wide vector; GCC and
+// Clang vector extensions, compiled for this machine's widest unit). Column j of the tiles at
+// `row` (row points at the first tile's first column, tile t starting 2t further) is
+// column(row, j). A vector step may run past the row's last tile: it reads into slack that
+// every buffer it reads has, and writes into columns that are written again later (the next
+// tile row, the next image, the next channel's row: the loops run channel by channel) or
+// never read (the tap blocks' skew), so nothing it leaves behind is ever used.
+template <class T>
+struct ScalarLanes {
+  using V = T;
+  static constexpr int64_t width = 1;
+  static V column(const T* row, int j) { return row[j]; }
+  static V load(const T* p) { return *p; }
+  static void store(T* p, V v) { *p = v; }
+  static void store_pairs(T* p, V even, V odd) {  // p[2t] = even, p[2t + 1] = odd
+    p[0] = even;
+    p[1] = odd;
+  }
+};
+
+struct Float8Lanes {
+  typedef float V __attribute__((vector_size(32)));
+  static constexpr int64_t width = 8;
+  static V load(const float* p) {
+    V v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  }
+  static void store(float* p, V v) { std::memcpy(p, &v, sizeof v); }
+  static V column(const float* row, int j) {  // row[2t + j] for t = 0..7: reads row[0, 18)
+    const float* base = row + (j & 2);
+    const V lo = load(base), hi = load(base + 8);
+    return (j & 1) != 0 ? __builtin_shufflevector(lo, hi, 1, 3, 5, 7, 9, 11, 13, 15)
+                        : __builtin_shufflevector(lo, hi, 0, 2, 4, 6, 8, 10, 12, 14);
+  }
+  static void store_pairs(float* p, V even, V odd) {
+    store(p, __builtin_shufflevector(even, odd, 0, 8, 1, 9, 2, 10, 3, 11));
+    store(p + 8, __builtin_shufflevector(even, odd, 4, 12, 5, 13, 6, 14, 7, 15));
+  }
+};
+
+// The length of a row buffer for one row of tiles: 2 values per tile, plus a vector step's overrun.
+int64_t row_buffer(const WinogradPlan& p) { return 2 * p.tiles_w + kReadSlack; }
+
 // V[k][c][column] = (B^T d B)[k] for the 4x4 tile d of every column. Each input plane is first
 // copied into `padded` (p.padded_h x p.padded_w, zero outside the plane: the caller zeroes it
 // once, and the copies only ever write its interior), so no tile needs a bounds check.
-template <class T>
+template <class Lanes, class T>
 void transform_tiles(const Conv2dGeometry& g, const WinogradPlan& p, const T* images, int64_t count, T* padded, T* v) {
+  using V = typename Lanes::V;
   const int64_t c_count = g.in_channels, h = g.in_h, w = g.in_w, stride = p.v_tap, pw = p.padded_w;
-  for (int64_t image = 0; image < count; ++image)
-    for (int64_t c = 0; c < c_count; ++c) {
+  for (int64_t c = 0; c < c_count; ++c)
+    for (int64_t image = 0; image < count; ++image) {
       const T* plane = images + (image * c_count + c) * h * w;
       for (int64_t row = 0; row < h; ++row)
         std::copy(plane + row * w, plane + (row + 1) * w, padded + (row + g.pad_h) * pw + g.pad_w);
       T* out = v + c * p.columns + image * p.tiles;
       for (int64_t th = 0; th < p.tiles_h; ++th)
-        for (int64_t tw = 0; tw < p.tiles_w; ++tw) {
+        for (int64_t tw = 0; tw < p.tiles_w; tw += Lanes::width) {
           const T* d0 = padded + 2 * th * pw + 2 * tw;
-          T d[4][4];
-          for (int i = 0; i < 4; ++i)
-            for (int j = 0; j < 4; ++j) d[i][j] = d0[i * pw + j];
-          T a[4][4];  // B^T d
+          V a[4][4];  // B^T d
           for (int j = 0; j < 4; ++j) {
-            a[0][j] = d[0][j] - d[2][j];
-            a[1][j] = d[1][j] + d[2][j];
-            a[2][j] = d[2][j] - d[1][j];
-            a[3][j] = d[1][j] - d[3][j];
+            const V x0 = Lanes::column(d0, j), x1 = Lanes::column(d0 + pw, j);
+            const V x2 = Lanes::column(d0 + 2 * pw, j), x3 = Lanes::column(d0 + 3 * pw, j);
+            a[0][j] = x0 - x2;
+            a[1][j] = x1 + x2;
+            a[2][j] = x2 - x1;
+            a[3][j] = x1 - x3;
           }
           T* o = out + th * p.tiles_w + tw;
           for (int i = 0; i < 4; ++i) {  // (B^T d) B
-            o[(4 * i + 0) * stride] = a[i][0] - a[i][2];
-            o[(4 * i + 1) * stride] = a[i][1] + a[i][2];
-            o[(4 * i + 2) * stride] = a[i][2] - a[i][1];
-            o[(4 * i + 3) * stride] = a[i][1] - a[i][3];
+            Lanes::store(o + (4 * i + 0) * stride, a[i][0] - a[i][2]);
+            Lanes::store(o + (4 * i + 1) * stride, a[i][1] + a[i][2]);
+            Lanes::store(o + (4 * i + 2) * stride, a[i][2] - a[i][1]);
+            Lanes::store(o + (4 * i + 3) * stride, a[i][1] - a[i][3]);
           }
         }
     }
 }
 
-// y = A^T M A + bias for every column's tile, clipped to the output plane.
-template <class T>
+// y = A^T M A + bias for every column's tile, clipped to the output plane. `rows` holds two
+// row buffers (row_buffer(p) each): a tile row's two output rows before they are clipped.
+template <class Lanes, class T>
 void untransform_tiles(const Conv2dGeometry& g, const WinogradPlan& p, const T* m, const T* bias, int64_t count,
-                       T* out_images) {
+                       T* rows, T* out_images) {
+  using V = typename Lanes::V;
   const int64_t oc_count = g.out_channels, oh_count = g.out_h, ow_count = g.out_w, stride = p.m_tap;
+  T* wide[2] = {rows, rows + row_buffer(p)};
   for (int64_t image = 0; image < count; ++image)
     for (int64_t oc = 0; oc < oc_count; ++oc) {
       T* plane = out_images + (image * oc_count + oc) * oh_count * ow_count;
       const T* in = m + oc * p.columns + image * p.tiles;
-      const T b = bias != nullptr ? bias[oc] : T(0);
-      for (int64_t th = 0; th < p.tiles_h; ++th)
-        for (int64_t tw = 0; tw < p.tiles_w; ++tw) {
+      const V b = V{} + (bias != nullptr ? bias[oc] : T(0));
+      for (int64_t th = 0; th < p.tiles_h; ++th) {
+        for (int64_t tw = 0; tw < p.tiles_w; tw += Lanes::width) {
           const T* t = in + th * p.tiles_w + tw;
-          T s[2][4];  // A^T m
+          V s[2][4];  // A^T m
           for (int j = 0; j < 4; ++j) {
-            const T m0 = t[j * stride], m1 = t[(4 + j) * stride], m2 = t[(8 + j) * stride], m3 = t[(12 + j) * stride];
+            const V m0 = Lanes::load(t + j * stride), m1 = Lanes::load(t + (4 + j) * stride);
+            const V m2 = Lanes::load(t + (8 + j) * stride), m3 = Lanes::load(t + (12 + j) * stride);
             s[0][j] = m0 + m1 + m2;
             s[1][j] = m1 - m2 - m3;
           }
-          const int64_t oh0 = 2 * th, ow0 = 2 * tw;
-          for (int i = 0; i < 2 && oh0 + i < oh_count; ++i) {  // (A^T m) A
-            T* row = plane + (oh0 + i) * ow_count + ow0;
-            row[0] = s[i][0] + s[i][1] + s[i][2] + b;
-            if (ow0 + 1 < ow_count) row[1] = s[i][1] - s[i][2] - s[i][3] + b;
-          }
+          for (int i = 0; i < 2; ++i)  // (A^T m) A: each tile's two outputs of row i
+            Lanes::store_pairs(wide[i] + 2 * tw, s[i][0] + s[i][1] + s[i][2] + b, s[i][1] - s[i][2] - s[i][3] + b);
         }
+        for (int64_t i = 0; i < 2 && 2 * th + i < oh_count; ++i)
+          std::copy(wide[i], wide[i] + ow_count, plane + (2 * th + i) * ow_count);
+      }
     }
 }
 
 // Y[k][oc][column] = (A dy A^T)[k] for the 2x2 output-gradient block of every column (zero
-// past the plane's edge): the adjoint of untransform_tiles.
-template <class T>
-void transform_output_grads(const Conv2dGeometry& g, const WinogradPlan& p, const T* grads, int64_t count, T* out) {
+// past the plane's edge): the adjoint of untransform_tiles. `rows` holds two zeroed row
+// buffers (row_buffer(p) each) that the output-gradient rows are copied into, so that the
+// tiles past the plane's right and bottom edges read zeros.
+template <class Lanes, class T>
+void transform_output_grads(const Conv2dGeometry& g, const WinogradPlan& p, const T* grads, int64_t count, T* rows,
+                            T* out) {
+  using V = typename Lanes::V;
   const int64_t oc_count = g.out_channels, oh_count = g.out_h, ow_count = g.out_w, stride = p.m_tap;
-  for (int64_t image = 0; image < count; ++image)
-    for (int64_t oc = 0; oc < oc_count; ++oc) {
+  T* dy[2] = {rows, rows + row_buffer(p)};
+  for (int64_t oc = 0; oc < oc_count; ++oc)
+    for (int64_t image = 0; image < count; ++image) {
       const T* plane = grads + (image * oc_count + oc) * oh_count * ow_count;
       T* o = out + oc * p.columns + image * p.tiles;
-      for (int64_t th = 0; th < p.tiles_h; ++th)
-        for (int64_t tw = 0; tw < p.tiles_w; ++tw) {
-          const int64_t oh0 = 2 * th, ow0 = 2 * tw;
-          const bool down = oh0 + 1 < oh_count, right = ow0 + 1 < ow_count;
-          const T* row0 = plane + oh0 * ow_count + ow0;
-          const T d00 = row0[0], d01 = right ? row0[1] : T(0);
-          const T d10 = down ? row0[ow_count] : T(0), d11 = down && right ? row0[ow_count + 1] : T(0);
-          const T r[4][2] = {{d00, d01}, {d00 + d10, d01 + d11}, {d00 - d10, d01 - d11}, {-d10, -d11}};  // A dy
+      for (int64_t th = 0; th < p.tiles_h; ++th) {
+        for (int64_t i = 0; i < 2; ++i) {
+          const int64_t oh = 2 * th + i;
+          if (oh < oh_count) std::copy(plane + oh * ow_count, plane + (oh + 1) * ow_count, dy[i]);
+          else std::fill(dy[i], dy[i] + ow_count, T(0));
+        }
+        for (int64_t tw = 0; tw < p.tiles_w; tw += Lanes::width) {
+          const V d00 = Lanes::column(dy[0] + 2 * tw, 0), d01 = Lanes::column(dy[0] + 2 * tw, 1);
+          const V d10 = Lanes::column(dy[1] + 2 * tw, 0), d11 = Lanes::column(dy[1] + 2 * tw, 1);
+          const V r[4][2] = {{d00, d01}, {d00 + d10, d01 + d11}, {d00 - d10, d01 - d11}, {-d10, -d11}};  // A dy
           T* t = o + th * p.tiles_w + tw;
           for (int i = 0; i < 4; ++i) {  // (A dy) A^T
-            t[(4 * i + 0) * stride] = r[i][0];
-            t[(4 * i + 1) * stride] = r[i][0] + r[i][1];
-            t[(4 * i + 2) * stride] = r[i][0] - r[i][1];
-            t[(4 * i + 3) * stride] = -r[i][1];
+            Lanes::store(t + (4 * i + 0) * stride, r[i][0]);
+            Lanes::store(t + (4 * i + 1) * stride, r[i][0] + r[i][1]);
+            Lanes::store(t + (4 * i + 2) * stride, r[i][0] - r[i][1]);
+            Lanes::store(t + (4 * i + 3) * stride, -r[i][1]);
           }
         }
+      }
     }
 }
+
+static_assert(kTapSkew >= Float8Lanes::width - 1, "a vector step's overrun must stay inside the skew");
+
+// The widest lanes for T.
+template <class T>
+using LanesFor = std::conditional_t<std::is_same_v<T, float>, Float8Lanes, ScalarLanes<T>>;
 
 // dweight[oc][c] = G^T dU[.][oc][c] G: the adjoint of transform_kernels.
 template <class T>
@@ -233,12 +300,13 @@ void conv2d_winograd(const Conv2dGeometry& g, const Tensor& x, const Tensor& wei
       T* v = scratch.data<T>() + chunk * p.scratch;
       T* m = v + kTaps * p.v_tap;
       T* padded = m + kTaps * p.m_tap;
-      std::fill(padded, padded + p.padded_h * p.padded_w, T(0));
+      T* rows = padded + p.padded_h * p.padded_w + kReadSlack;
+      std::fill(padded, rows + 2 * row_buffer(p), T(0));
       const int64_t last = p.groups * (chunk + 1) / p.chunks;
       for (int64_t group = p.groups * chunk / p.chunks; group < last; ++group) {
         const int64_t first = group * p.group, count = std::min(p.group, g.batch - first);
         const int64_t columns = count * p.tiles;  // the last group may be short
-        transform_tiles(g, p, x.data<T>() + first * image_in, count, padded, v);
+        transform_tiles<LanesFor<T>>(g, p, x.data<T>() + first * image_in, count, padded, v);
         for (int64_t k = 0; k < kTaps; ++k) {
           // V and M keep p.columns as their row stride, so a short group uses the left columns.
           using Stride = Eigen::OuterStride<>;
@@ -247,7 +315,7 @@ void conv2d_winograd(const Conv2dGeometry& g, const Tensor& x, const Tensor& wei
           Eigen::Map<RowMatrix<T>, 0, Stride> mk(m + k * p.m_tap, oc_count, columns, Stride(p.columns));
           mk.noalias() = uk * vk;
         }
-        untransform_tiles(g, p, m, b, count, y.data<T>() + first * image_out);
+        untransform_tiles<LanesFor<T>>(g, p, m, b, count, rows, y.data<T>() + first * image_out);
       }
     }
   });
@@ -270,15 +338,16 @@ void conv2d_winograd_weight_grad(const Conv2dGeometry& g, const Tensor& x, const
       T* v = scratch.data<T>() + chunk * p.scratch;
       T* dm = v + kTaps * p.v_tap;
       T* padded = dm + kTaps * p.m_tap;
-      std::fill(padded, padded + p.padded_h * p.padded_w, T(0));
+      T* rows = padded + p.padded_h * p.padded_w + kReadSlack;
+      std::fill(padded, rows + 2 * row_buffer(p), T(0));
       T* du = partial.data<T>() + chunk * kernel_grads;
       std::fill(du, du + kernel_grads, T(0));
       const int64_t last = p.groups * (chunk + 1) / p.chunks;
       for (int64_t group = p.groups * chunk / p.chunks; group < last; ++group) {
         const int64_t first = group * p.group, count = std::min(p.group, g.batch - first);
         const int64_t columns = count * p.tiles;
-        transform_tiles(g, p, x.data<T>() + first * image_in, count, padded, v);
-        transform_output_grads(g, p, dy.data<T>() + first * image_out, count, dm);
+        transform_tiles<LanesFor<T>>(g, p, x.data<T>() + first * image_in, count, padded, v);
+        transform_output_grads<LanesFor<T>>(g, p, dy.data<T>() + first * image_out, count, rows, dm);
         for (int64_t k = 0; k < kTaps; ++k) {
           using Stride = Eigen::OuterStride<>;
           Eigen::Map<const RowMatrix<T>, 0, Stride> vk(v + k * p.v_tap, c_count, columns, Stride(p.columns));

@@ -72,13 +72,18 @@ bool disjoint_2x2(const Conv2dGeometry& g) {
 // redone with window_argmax (the first NaN wins), as window_argmax itself does per window.
 template <class C>
 inline int argmax_of_four(C a, C b, C c, C d, C& best) {
+  // The index is chosen with masks, not `?:` (which GCC turns into branches that random data
+  // mispredicts half the time); the value with max instructions.
   best = a;
   int at = 0;
-  at = b > best ? 1 : at;
+  int take = -static_cast<int>(b > best);
+  at = (1 & take) | (at & ~take);
   best = b > best ? b : best;
-  at = c > best ? 2 : at;
+  take = -static_cast<int>(c > best);
+  at = (2 & take) | (at & ~take);
   best = c > best ? c : best;
-  at = d > best ? 3 : at;
+  take = -static_cast<int>(d > best);
+  at = (3 & take) | (at & ~take);
   best = d > best ? d : best;
   return at;
 }

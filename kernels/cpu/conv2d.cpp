@@ -1,4 +1,7 @@
-// CPU conv2d, forward and backward, NCHW, groups = 1. Policy:
+// CPU conv2d, forward and backward, NCHW, groups = 1. Two algorithms (kernels/providers.h,
+// EMBER_CPU_CONV): 3x3 stride-1 layers with >= 16 channels in and out run Winograd
+// F(2x2, 3x3) (kernels/cpu/conv2d_winograd.h); everything else runs im2col + GEMM, whose
+// policy is:
 //   - im2col per image into a per-thread column buffer [C*KH*KW, OH*OW], then one
 //     GEMM per image through Eigen maps (EIGEN_USE_BLAS: an OpenBLAS sgemm/dgemm):
 //       forward      y[n]    = W [OC, CKK] * cols[n]          (+ bias per row)

@@ -11,13 +11,8 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-scripts/setup.sh
-
+scripts/build-cli.sh
 build_dir=${EMBER_BUILD_DIR:-build}
-if [ ! -f "$build_dir/CMakeCache.txt" ]; then
-  cmake --preset default -B "$build_dir"
-fi
-cmake --build "$build_dir" -j "${EMBER_JOBS:-$(nproc)}" --target ember_cli
 args=("$@")  # a default applies only when the caller did not pass that flag
 [[ " $* " == *" --out "* ]] || args+=(--out docs/lab)
 [[ " $* " == *" --threads "* ]] || args+=(--threads 2)

@@ -14,14 +14,9 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-scripts/setup.sh
-
+scripts/build-cli.sh
 build_dir=${EMBER_BUILD_DIR:-build}
-if [ ! -f "$build_dir/CMakeCache.txt" ]; then
-  cmake --preset default -B "$build_dir"
-fi
 app=ember  # the executable (apps/); its CMake target is ember_cli
-cmake --build "$build_dir" -j "${EMBER_JOBS:-$(nproc)}" --target ember_cli
 
 # ---- THE DEFAULT TRAINING RUN (one line; change the model/data here) ----
 defaults=(--model convnet --data fashion-mnist --memory-report memory-report.html)

@@ -276,6 +276,36 @@ void untransform_kernel_grads(const Conv2dGeometry& g, const T* du, T* dweight) 
   }
 }
 
+// One chunk's scratch (p.scratch elements from base): V, M (dM for the weight gradient), the
+// padded plane and two row buffers, the last two zeroed (their borders must read zero).
+template <class T>
+struct ChunkScratch {
+  T* v;
+  T* m;
+  T* padded;
+  T* rows;
+  ChunkScratch(const WinogradPlan& p, T* base)
+      : v(base), m(v + kTaps * p.v_tap), padded(m + kTaps * p.m_tap),
+        rows(padded + p.padded_h * p.padded_w + kReadSlack) {
+    std::fill(padded, rows + 2 * row_buffer(p), T(0));
+  }
+};
+
+// Calls fn(chunk, first, count) for each chunk's groups of images [first, first + count), in
+// order (the last group may be short); the chunks run on one OpenMP team.
+template <class Fn>
+void for_each_group(const WinogradPlan& p, int64_t batch, const Fn& fn) {
+  parallel_for(p.chunks, 1, [&](int64_t c0, int64_t c1) {
+    for (int64_t chunk = c0; chunk < c1; ++chunk) {
+      const int64_t last = p.groups * (chunk + 1) / p.chunks;
+      for (int64_t group = p.groups * chunk / p.chunks; group < last; ++group) {
+        const int64_t first = group * p.group;
+        fn(chunk, first, std::min(p.group, batch - first));
+      }
+    }
+  });
+}
+
 }  // namespace
 
 bool winograd_applies(const Conv2dGeometry& g) {
@@ -303,29 +333,21 @@ void conv2d_winograd(const Conv2dGeometry& g, const Tensor& x, const Tensor& wei
   transform_kernels(g, weight.data<T>(), u);
   const T* b = bias.defined() ? bias.data<T>() : nullptr;
   const int64_t image_in = c_count * g.in_h * g.in_w, image_out = oc_count * g.out_h * g.out_w;
-  parallel_for(p.chunks, 1, [&](int64_t c0, int64_t c1) {
-    for (int64_t chunk = c0; chunk < c1; ++chunk) {
-      T* v = scratch.data<T>() + chunk * p.scratch;
-      T* m = v + kTaps * p.v_tap;
-      T* padded = m + kTaps * p.m_tap;
-      T* rows = padded + p.padded_h * p.padded_w + kReadSlack;
-      std::fill(padded, rows + 2 * row_buffer(p), T(0));
-      const int64_t last = p.groups * (chunk + 1) / p.chunks;
-      for (int64_t group = p.groups * chunk / p.chunks; group < last; ++group) {
-        const int64_t first = group * p.group, count = std::min(p.group, g.batch - first);
-        const int64_t columns = count * p.tiles;  // the last group may be short
-        transform_tiles<LanesFor<T>>(g, p, x.data<T>() + first * image_in, count, padded, v);
-        for (int64_t k = 0; k < kTaps; ++k) {
-          // V and M keep p.columns as their row stride, so a short group uses the left columns.
-          using Stride = Eigen::OuterStride<>;
-          Eigen::Map<const RowMatrix<T>> uk(u + k * oc_count * c_count, oc_count, c_count);
-          Eigen::Map<const RowMatrix<T>, 0, Stride> vk(v + k * p.v_tap, c_count, columns, Stride(p.columns));
-          Eigen::Map<RowMatrix<T>, 0, Stride> mk(m + k * p.m_tap, oc_count, columns, Stride(p.columns));
-          mk.noalias() = uk * vk;
-        }
-        untransform_tiles<LanesFor<T>>(g, p, m, b, count, rows, y.data<T>() + first * image_out);
-      }
+  std::vector<ChunkScratch<T>> chunks;  // filled before the team starts: one per chunk
+  for (int64_t chunk = 0; chunk < p.chunks; ++chunk) chunks.emplace_back(p, scratch.data<T>() + chunk * p.scratch);
+  for_each_group(p, g.batch, [&](int64_t chunk, int64_t first, int64_t count) {
+    const ChunkScratch<T>& c = chunks[static_cast<size_t>(chunk)];
+    const int64_t columns = count * p.tiles;
+    transform_tiles<LanesFor<T>>(g, p, x.data<T>() + first * image_in, count, c.padded, c.v);
+    for (int64_t k = 0; k < kTaps; ++k) {
+      // V and M keep p.columns as their row stride, so a short group uses the left columns.
+      using Stride = Eigen::OuterStride<>;
+      Eigen::Map<const RowMatrix<T>> uk(u + k * oc_count * c_count, oc_count, c_count);
+      Eigen::Map<const RowMatrix<T>, 0, Stride> vk(c.v + k * p.v_tap, c_count, columns, Stride(p.columns));
+      Eigen::Map<RowMatrix<T>, 0, Stride> mk(c.m + k * p.m_tap, oc_count, columns, Stride(p.columns));
+      mk.noalias() = uk * vk;
     }
+    untransform_tiles<LanesFor<T>>(g, p, c.m, b, count, c.rows, y.data<T>() + first * image_out);
   });
 }
 
@@ -341,30 +363,21 @@ void conv2d_winograd_weight_grad(const Conv2dGeometry& g, const Tensor& x, const
   }
   if (simulating()) return;
   const int64_t image_in = c_count * g.in_h * g.in_w, image_out = oc_count * g.out_h * g.out_w;
-  parallel_for(p.chunks, 1, [&](int64_t c0, int64_t c1) {
-    for (int64_t chunk = c0; chunk < c1; ++chunk) {
-      T* v = scratch.data<T>() + chunk * p.scratch;
-      T* dm = v + kTaps * p.v_tap;
-      T* padded = dm + kTaps * p.m_tap;
-      T* rows = padded + p.padded_h * p.padded_w + kReadSlack;
-      std::fill(padded, rows + 2 * row_buffer(p), T(0));
-      T* du = partial.data<T>() + chunk * kernel_grads;
-      std::fill(du, du + kernel_grads, T(0));
-      const int64_t last = p.groups * (chunk + 1) / p.chunks;
-      for (int64_t group = p.groups * chunk / p.chunks; group < last; ++group) {
-        const int64_t first = group * p.group, count = std::min(p.group, g.batch - first);
-        const int64_t columns = count * p.tiles;
-        transform_tiles<LanesFor<T>>(g, p, x.data<T>() + first * image_in, count, padded, v);
-        transform_output_grads<LanesFor<T>>(g, p, dy.data<T>() + first * image_out, count, rows, dm);
-        for (int64_t k = 0; k < kTaps; ++k) {
-          using Stride = Eigen::OuterStride<>;
-          Eigen::Map<const RowMatrix<T>, 0, Stride> vk(v + k * p.v_tap, c_count, columns, Stride(p.columns));
-          Eigen::Map<const RowMatrix<T>, 0, Stride> dmk(dm + k * p.m_tap, oc_count, columns,
-                                                        Stride(p.columns));
-          Eigen::Map<RowMatrix<T>> duk(du + k * oc_count * c_count, oc_count, c_count);
-          duk.noalias() += dmk * vk.transpose();
-        }
-      }
+  std::vector<ChunkScratch<T>> chunks;  // M holds dM here
+  for (int64_t chunk = 0; chunk < p.chunks; ++chunk) chunks.emplace_back(p, scratch.data<T>() + chunk * p.scratch);
+  std::fill(partial.data<T>(), partial.data<T>() + p.chunks * kernel_grads, T(0));
+  for_each_group(p, g.batch, [&](int64_t chunk, int64_t first, int64_t count) {
+    const ChunkScratch<T>& c = chunks[static_cast<size_t>(chunk)];
+    T* du = partial.data<T>() + chunk * kernel_grads;
+    const int64_t columns = count * p.tiles;
+    transform_tiles<LanesFor<T>>(g, p, x.data<T>() + first * image_in, count, c.padded, c.v);
+    transform_output_grads<LanesFor<T>>(g, p, dy.data<T>() + first * image_out, count, c.rows, c.m);
+    for (int64_t k = 0; k < kTaps; ++k) {
+      using Stride = Eigen::OuterStride<>;
+      Eigen::Map<const RowMatrix<T>, 0, Stride> vk(c.v + k * p.v_tap, c_count, columns, Stride(p.columns));
+      Eigen::Map<const RowMatrix<T>, 0, Stride> dmk(c.m + k * p.m_tap, oc_count, columns, Stride(p.columns));
+      Eigen::Map<RowMatrix<T>> duk(du + k * oc_count * c_count, oc_count, c_count);
+      duk.noalias() += dmk * vk.transpose();
     }
   });
   T* total = partial.data<T>();

@@ -163,7 +163,7 @@ void cast_into(const Tensor& dst, const Tensor& src) {
       const From* in = src.data<From>();
       To* out = dst.data<To>();
       if constexpr (std::is_same_v<From, To>) {
-        std::memcpy(out, in, src.nbytes());
+        if (src.nbytes() != 0) std::memcpy(out, in, src.nbytes());  // an empty tensor may have no storage: memcpy(null) is UB
       } else {
         parallel_for(src.numel(), kParallelGrain, [&](int64_t begin, int64_t end) {
           for (int64_t i = begin; i < end; ++i) out[i] = convert<To>(in[i]);

@@ -3,8 +3,9 @@
 // M [16][OC][cols], where a column is one 4x4 tile of one image of the thread's current
 // group of images. The weight gradient runs the same steps backwards (each transform's
 // adjoint): dM = A dy A^T per tile, dU[k] = sum over columns of dM[k] V[k]^T (16 GEMMs
-// per group, accumulated per thread), dweight = G^T dU G. Threads take contiguous ranges of groups (one OpenMP team for the op);
-// the GEMMs inside run single-threaded (OpenBLAS checks omp_in_parallel).
+// per group, accumulated per thread), dweight = G^T dU G. Threads take contiguous ranges of
+// groups (one OpenMP team for the op); the GEMMs inside run single-threaded (OpenBLAS checks
+// omp_in_parallel).
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // GCC bug 105593 in Eigen's AVX-512 code
 #endif
@@ -15,6 +16,7 @@
 #include <algorithm>
 #include <cstring>
 #include <type_traits>
+#include <vector>
 
 #include "core/simulation.h"
 #include "kernels/cpu/parallel.h"
@@ -45,7 +47,6 @@ struct WinogradPlan {
   int64_t columns;                  // tiles * group
   int64_t padded_h, padded_w;       // an input plane with its padding, covering every tile
   int64_t v_tap, m_tap;             // elements from one tap's block of V (M) to the next
-  int64_t scratch;                  // elements of V, M, the padded plane and two row buffers for one chunk
 };
 
 WinogradPlan plan_for(const Conv2dGeometry& g) {
@@ -61,7 +62,6 @@ WinogradPlan plan_for(const Conv2dGeometry& g) {
   p.padded_w = 2 * p.tiles_w + 2;
   p.v_tap = g.in_channels * p.columns + kTapSkew;
   p.m_tap = g.out_channels * p.columns + kTapSkew;
-  p.scratch = kTaps * (p.v_tap + p.m_tap) + p.padded_h * p.padded_w + kReadSlack + 2 * (2 * p.tiles_w + kReadSlack);
   return p;
 }
 
@@ -276,8 +276,10 @@ void untransform_kernel_grads(const Conv2dGeometry& g, const T* du, T* dweight) 
   }
 }
 
-// One chunk's scratch (p.scratch elements from base): V, M (dM for the weight gradient), the
-// padded plane and two row buffers, the last two zeroed (their borders must read zero).
+// One chunk's scratch, laid out from base: V, M (dM for the weight gradient), the padded plane
+// (with read slack after it) and two row buffers, the last two zeroed (their borders must read
+// zero). elements(p) is the layout's size; chunks(p, scratch) lays out every chunk of a
+// [p.chunks, elements(p)] tensor before the OpenMP team starts.
 template <class T>
 struct ChunkScratch {
   T* v;
@@ -288,6 +290,14 @@ struct ChunkScratch {
       : v(base), m(v + kTaps * p.v_tap), padded(m + kTaps * p.m_tap),
         rows(padded + p.padded_h * p.padded_w + kReadSlack) {
     std::fill(padded, rows + 2 * row_buffer(p), T(0));
+  }
+  static int64_t elements(const WinogradPlan& p) {
+    return kTaps * (p.v_tap + p.m_tap) + p.padded_h * p.padded_w + kReadSlack + 2 * row_buffer(p);
+  }
+  static std::vector<ChunkScratch> chunks(const WinogradPlan& p, const Tensor& scratch) {
+    std::vector<ChunkScratch> out;
+    for (int64_t chunk = 0; chunk < p.chunks; ++chunk) out.emplace_back(p, scratch.data<T>() + chunk * elements(p));
+    return out;
   }
 };
 
@@ -326,15 +336,14 @@ void conv2d_winograd(const Conv2dGeometry& g, const Tensor& x, const Tensor& wei
   {
     CategoryScope scope(MemoryCategory::workspace);
     kernels_u = empty(Shape{kTaps, oc_count, c_count}, TensorOptions().dtype(x.dtype()));
-    scratch = empty(Shape{p.chunks, p.scratch}, TensorOptions().dtype(x.dtype()));
+    scratch = empty(Shape{p.chunks, ChunkScratch<T>::elements(p)}, TensorOptions().dtype(x.dtype()));
   }
   if (simulating()) return;
   T* u = kernels_u.data<T>();
   transform_kernels(g, weight.data<T>(), u);
   const T* b = bias.defined() ? bias.data<T>() : nullptr;
   const int64_t image_in = c_count * g.in_h * g.in_w, image_out = oc_count * g.out_h * g.out_w;
-  std::vector<ChunkScratch<T>> chunks;  // filled before the team starts: one per chunk
-  for (int64_t chunk = 0; chunk < p.chunks; ++chunk) chunks.emplace_back(p, scratch.data<T>() + chunk * p.scratch);
+  const std::vector<ChunkScratch<T>> chunks = ChunkScratch<T>::chunks(p, scratch);
   for_each_group(p, g.batch, [&](int64_t chunk, int64_t first, int64_t count) {
     const ChunkScratch<T>& c = chunks[static_cast<size_t>(chunk)];
     const int64_t columns = count * p.tiles;
@@ -359,12 +368,11 @@ void conv2d_winograd_weight_grad(const Conv2dGeometry& g, const Tensor& x, const
   {
     CategoryScope scope(MemoryCategory::workspace);
     partial = empty(Shape{p.chunks, kernel_grads}, TensorOptions().dtype(x.dtype()));
-    scratch = empty(Shape{p.chunks, p.scratch}, TensorOptions().dtype(x.dtype()));
+    scratch = empty(Shape{p.chunks, ChunkScratch<T>::elements(p)}, TensorOptions().dtype(x.dtype()));
   }
   if (simulating()) return;
   const int64_t image_in = c_count * g.in_h * g.in_w, image_out = oc_count * g.out_h * g.out_w;
-  std::vector<ChunkScratch<T>> chunks;  // M holds dM here
-  for (int64_t chunk = 0; chunk < p.chunks; ++chunk) chunks.emplace_back(p, scratch.data<T>() + chunk * p.scratch);
+  const std::vector<ChunkScratch<T>> chunks = ChunkScratch<T>::chunks(p, scratch);  // M holds dM here
   std::fill(partial.data<T>(), partial.data<T>() + p.chunks * kernel_grads, T(0));
   for_each_group(p, g.batch, [&](int64_t chunk, int64_t first, int64_t count) {
     const ChunkScratch<T>& c = chunks[static_cast<size_t>(chunk)];

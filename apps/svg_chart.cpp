@@ -7,6 +7,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "memory/timeline_svg.h"
+
 namespace ember::apps {
 
 namespace {
@@ -15,19 +17,6 @@ constexpr const char* kPalette[] = {"#4e79a7", "#f28e2b", "#e15759", "#59a14f",
 constexpr size_t kPaletteSize = sizeof(kPalette) / sizeof(kPalette[0]);
 constexpr double kWidth = 720, kHeight = 360;                          // before the legend
 constexpr double kLeft = 70, kRight = 700, kTop = 40, kBottom = 310;  // the plot area
-
-std::string esc(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '&') out += "&amp;";
-    else if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '\'') out += "&apos;";
-    else if (c == '"') out += "&quot;";
-    else out += c;
-  }
-  return out;
-}
 
 // About `digits` significant digits without trailing zeros: "12.5", "100", "0.25".
 std::string fmt(double v, int digits = 3) {
@@ -59,7 +48,7 @@ double nice_up(double v) {
 
 void text(std::ostream& os, double x, double y, const std::string& body, const char* anchor = "middle",
           const std::string& attrs = "") {
-  os << "<text x='" << px(x) << "' y='" << px(y) << "' text-anchor='" << anchor << "'" << attrs << '>' << esc(body)
+  os << "<text x='" << px(x) << "' y='" << px(y) << "' text-anchor='" << anchor << "'" << attrs << '>' << html_escape(body)
      << "</text>\n";
 }
 
@@ -122,7 +111,7 @@ std::string svg(const std::string& title, const std::string& body, const Legend&
   for (const auto& [name, color] : legend) {
     const double w = 36 + 7.0 * name.size();  // swatch, text at ~7 px a character, gap
     if (x + w > kRight && x > kLeft) x = kLeft, y += 20;
-    keys << "<rect x='" << px(x) << "' y='" << px(y - 10) << "' width='12' height='12' fill='" << esc(color)
+    keys << "<rect x='" << px(x) << "' y='" << px(y - 10) << "' width='12' height='12' fill='" << html_escape(color)
          << "'/>\n";
     text(keys, x + 18, y, name, "start");
     x += w;
@@ -213,7 +202,7 @@ std::string line_chart_svg(const LineChart& chart) {
   }
   for (size_t s = 0; s < chart.series.size(); ++s) {
     const ChartSeries& series = chart.series[s];
-    const std::string color = esc(colors[s]);
+    const std::string color = html_escape(colors[s]);
     if (series.line && pts[s].size() > 1) {
       os << "<polyline fill='none' stroke='" << color << "' stroke-width='2'"
          << (series.dashed ? " stroke-dasharray='6 4'" : "") << " points='";
@@ -223,7 +212,7 @@ std::string line_chart_svg(const LineChart& chart) {
     if (!series.points) continue;
     for (const auto& [x, y] : pts[s])
       os << "<circle cx='" << px(to_px_x(xa, x)) << "' cy='" << px(to_px_y(ya, clamp0(y))) << "' r='3.5' fill='"
-         << color << "'><title>" << esc(series.name) << (series.name.empty() ? "" : ": ") << "x=" << fmt(x, 6)
+         << color << "'><title>" << html_escape(series.name) << (series.name.empty() ? "" : ": ") << "x=" << fmt(x, 6)
          << ", y=" << fmt(y, 6) << "</title></circle>\n";
   }
   return svg(chart.title, os.str(), legend);
@@ -252,7 +241,7 @@ std::string bar_chart_svg(const BarChart& chart) {
   auto bar = [&](double x, double w, double v0, double v1, size_t k, const std::string& tip) {
     const double y1 = to_px_y(ya, v1), y0 = to_px_y(ya, v0);
     os << "<rect x='" << px(x) << "' y='" << px(y1) << "' width='" << px(w) << "' height='" << px(y0 - y1)
-       << "' fill='" << kPalette[k % kPaletteSize] << "'><title>" << esc(tip) << "</title></rect>\n";
+       << "' fill='" << kPalette[k % kPaletteSize] << "'><title>" << html_escape(tip) << "</title></rect>\n";
   };
   auto value_text = [&](double x, double v, int size) {
     text(os, x, to_px_y(ya, v) - 4, fmt(v), "middle", " font-size='" + std::to_string(size) + "'");

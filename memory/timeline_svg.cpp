@@ -63,6 +63,8 @@ std::string html_escape(const std::string& text) {
     if (ch == '<') out += "&lt;";
     else if (ch == '>') out += "&gt;";
     else if (ch == '&') out += "&amp;";
+    else if (ch == '\'') out += "&apos;";
+    else if (ch == '"') out += "&quot;";
     else out += ch;
   }
   return out;

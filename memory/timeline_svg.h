@@ -29,7 +29,7 @@ std::string timeline_svg(const std::vector<MemoryRecorder::Sample>& samples, con
 std::string timeline_legend(const MemoryRecorder::Sample& peak);
 // The page style the legend and the tables expect.
 const char* timeline_page_css();
-// &, < and > escaped for HTML text.
+// &, <, >, ' and " escaped: safe in HTML text and in quoted attribute values.
 std::string html_escape(const std::string& text);
 
 }  // namespace ember

@@ -1,4 +1,5 @@
 #include <cmath>
+#include <limits>
 
 #include "kernels/ops.h"
 #include "tests/support/op_contract.h"
@@ -98,4 +99,12 @@ TEST_CASE("f16 is a storage type with fp32 math", "[elementwise][f16]") {
   Tensor w = from_vector<float>({1.0f, 2.0f, 3.0f}, {3}).to(kFloat16).requires_grad_();
   sum(mul(w, w)).backward();
   expect_values(w.grad(), {2, 4, 6}, 1e-3, "f16 grad");
+}
+
+TEST_CASE("relu propagates NaN, as PyTorch's does (a NaN must reach the loss, not become 0)", "[kernels]") {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> y = relu(from_vector<float>({nan, -1.0f, 2.0f}, {3})).to_vector<float>();
+  CHECK(std::isnan(y[0]));
+  CHECK(y[1] == 0.0f);
+  CHECK(y[2] == 2.0f);
 }

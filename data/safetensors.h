@@ -20,11 +20,12 @@
 #include <utility>
 #include <vector>
 
+#include "core/named_tensors.h"
 #include "core/tensor.h"
 
 namespace ember::data {
 
-using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
+using NamedTensors = ember::NamedTensors;
 using SafetensorsMetadata = std::map<std::string, std::string>;
 
 // Tensors are written in the order given (CUDA tensors are copied to the host first).

@@ -1,5 +1,6 @@
 #include "models/module.h"
 
+#include <algorithm>
 #include <optional>
 #include <sstream>
 
@@ -92,6 +93,31 @@ std::vector<std::pair<std::string, Tensor>> Module::named_parameters() const {
   std::vector<std::pair<std::string, Tensor>> out;
   collect("", true, out);
   return out;
+}
+
+NamedTensors Module::state_dict() const {
+  NamedTensors all = named_parameters();
+  for (auto& b : named_buffers()) all.push_back(std::move(b));
+  return all;
+}
+
+void Module::load_state_dict(const TensorMap& state, const std::string& source) {
+  NoGradGuard no_grad;
+  const NamedTensors own = state_dict();
+  for (const auto& [name, tensor] : own) {
+    auto it = state.find(name);
+    EMBER_CHECK(it != state.end(), "load_state_dict: " << source << " has no tensor '" << name << "' (the model's is "
+                                                       << tensor.shape() << ")");
+    EMBER_CHECK(it->second.shape() == tensor.shape(), "load_state_dict: tensor '" << name << "' has shape "
+                                                          << it->second.shape() << " in " << source
+                                                          << " but the model's is " << tensor.shape());
+  }
+  for (const auto& [name, tensor] : state) {
+    const bool known = std::any_of(own.begin(), own.end(), [&](const auto& entry) { return entry.first == name; });
+    EMBER_CHECK(known, "load_state_dict: " << source << " has tensor '" << name << "' (shape " << tensor.shape()
+                                           << ") that the model lacks");
+  }
+  for (auto [name, tensor] : own) tensor.copy_(state.at(name));  // a handle: copies into the module's tensor
 }
 
 std::vector<std::pair<std::string, Tensor>> Module::named_buffers() const {

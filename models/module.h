@@ -31,6 +31,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/named_tensors.h"
 #include "core/tensor.h"
 
 namespace ember::nn {
@@ -58,6 +59,13 @@ class Module {
   std::vector<std::shared_ptr<Module>> children() const;
   const std::vector<std::pair<std::string, std::shared_ptr<Module>>>& named_children() const { return children_; }
   int64_t num_parameters() const;  // total elements
+
+  // Every parameter, then every buffer, by name: what a weights file holds.
+  NamedTensors state_dict() const;
+  // Copies each tensor of `state` into the parameter or buffer of that name (converted to its
+  // device and dtype). A missing tensor, a shape mismatch or a tensor the module lacks throws,
+  // naming `source` (e.g. the file), the tensor and both shapes.
+  void load_state_dict(const TensorMap& state, const std::string& source = "state_dict");
 
   // Training mode (dropout, batch statistics): set recursively.
   void train(bool on = true);

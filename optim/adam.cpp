@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "kernels/factories.h"
+#include "optim/state_dict.h"
 
 namespace ember::optim {
 
@@ -37,6 +38,28 @@ void Adam::step_impl() {
     }
     kernels::adam_step_(params[i], grad, exp_avgs_[i], exp_avg_sqs_[i], k, steps_[i] + 1);
     ++steps_[i];  // only once the update happened (a rejected gradient leaves the count alone)
+  }
+}
+
+void Adam::append_state(NamedTensors& state) const {
+  for (size_t i = 0; i < exp_avgs_.size(); ++i) {
+    if (!exp_avgs_[i].defined()) continue;
+    const std::string index = std::to_string(i);
+    state.emplace_back("exp_avg." + index, exp_avgs_[i]);
+    state.emplace_back("exp_avg_sq." + index, exp_avg_sqs_[i]);
+    state.emplace_back("step." + index, state_count(steps_[i]));
+  }
+}
+
+void Adam::load_state(StateDictReader& reader) {
+  const std::vector<Tensor>& params = parameters();
+  for (size_t i = 0; i < params.size(); ++i) {
+    const std::string index = std::to_string(i);
+    exp_avgs_[i] = reader.tensor("exp_avg." + index, params[i]);
+    exp_avg_sqs_[i] = reader.tensor("exp_avg_sq." + index, params[i]);
+    steps_[i] = reader.count("step." + index, 0);
+    EMBER_CHECK(exp_avgs_[i].defined() == exp_avg_sqs_[i].defined(),
+                name() << " state: parameter " << i << " has only one of exp_avg and exp_avg_sq");
   }
 }
 

@@ -44,6 +44,9 @@ class Adam : public Optimizer {
  protected:
   Adam(std::vector<Tensor> params, const AdamOptions& options, bool decoupled);
   void step_impl() override;
+  void append_state(NamedTensors& state) const override;
+  void load_state(StateDictReader& reader) override;
+  const char* rule_name() const override { return name(); }
 
  private:
   const char* name() const { return decoupled_ ? "AdamW" : "Adam"; }

@@ -5,6 +5,7 @@
 
 #include "autograd/ops.h"
 #include "core/error.h"
+#include "optim/state_dict.h"
 
 namespace ember::optim {
 
@@ -47,6 +48,25 @@ void GradScaler::update(bool found_inf) {
                   << "): the gradients are not finite at any scale, so the model has diverged; lower the "
                      "learning rate or train with --precision fp32");
   scale_ = backed_off;
+}
+
+NamedTensors GradScaler::state_dict() const {
+  return {{"scale", state_scalar(scale_)},
+          {"growth_tracker", state_count(growth_tracker_)},
+          {"skipped_steps", state_count(skipped_steps_)},
+          {"consecutive_skips", state_count(consecutive_skips_)}};
+}
+
+void GradScaler::load_state_dict(const TensorMap& state) {
+  StateDictReader reader(state, "GradScaler");
+  const double scale = reader.scalar("scale", scale_);
+  EMBER_CHECK(std::isfinite(scale) && scale >= kMinScale,
+              "GradScaler state: scale must be finite and at least " << kMinScale << ", got " << scale);
+  scale_ = scale;
+  growth_tracker_ = reader.count("growth_tracker", growth_tracker_);
+  skipped_steps_ = reader.count("skipped_steps", skipped_steps_);
+  consecutive_skips_ = reader.count("consecutive_skips", consecutive_skips_);
+  reader.finish();
 }
 
 }  // namespace ember::optim

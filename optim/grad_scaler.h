@@ -17,6 +17,7 @@
 // train::MixedPrecisionOptimizer drives it; on its own it only keeps the scale.
 #include <cstdint>
 
+#include "core/named_tensors.h"
 #include "core/tensor.h"
 
 namespace ember::optim {
@@ -43,6 +44,10 @@ class GradScaler {
   int64_t skipped_steps() const { return skipped_steps_; }    // total steps skipped for inf/NaN
   int64_t consecutive_skips() const { return consecutive_skips_; }
   const GradScalerOptions& options() const { return options_; }
+
+  // "scale", "growth_tracker", "skipped_steps", "consecutive_skips": what resuming needs.
+  NamedTensors state_dict() const;
+  void load_state_dict(const TensorMap& state);
 
  private:
   GradScalerOptions options_;

@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "memory/scopes.h"
 #include "memory/allocation_observer.h"
+#include "optim/state_dict.h"
 
 namespace ember::optim {
 
@@ -29,6 +30,22 @@ void Optimizer::step() {
   CategoryScope scope(MemoryCategory::optimizer_state);
   PhaseScope phase(Phase::optimizer);
   step_impl();
+}
+
+NamedTensors Optimizer::state_dict() const {
+  NamedTensors state{{"lr", state_scalar(lr_)}};
+  append_state(state);
+  return state;
+}
+
+void Optimizer::load_state_dict(const TensorMap& state) {
+  NoGradGuard no_grad;
+  CategoryScope scope(MemoryCategory::optimizer_state);
+  StateDictReader reader(state, rule_name());
+  const double lr = reader.scalar("lr", lr_);
+  load_state(reader);
+  reader.finish();
+  set_lr(lr);
 }
 
 void zero_grad(const std::vector<Tensor>& params, bool set_to_none) {

@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "memory/empty.h"
+#include "optim/state_dict.h"
 
 namespace ember::optim {
 
@@ -28,6 +29,17 @@ void SGD::step_impl() {
     if (first_step) buffer = empty_like(params[i]);
     kernels::sgd_step_(params[i], grad, buffer, k, first_step);
   }
+}
+
+void SGD::append_state(NamedTensors& state) const {
+  for (size_t i = 0; i < momentum_buffers_.size(); ++i)
+    if (momentum_buffers_[i].defined()) state.emplace_back("momentum_buffer." + std::to_string(i), momentum_buffers_[i]);
+}
+
+void SGD::load_state(StateDictReader& reader) {
+  const std::vector<Tensor>& params = parameters();
+  for (size_t i = 0; i < params.size(); ++i)
+    momentum_buffers_[i] = reader.tensor("momentum_buffer." + std::to_string(i), params[i]);
 }
 
 size_t SGD::state_bytes() const {

@@ -38,6 +38,9 @@ class SGD : public Optimizer {
 
  protected:
   void step_impl() override;
+  void append_state(NamedTensors& state) const override;
+  void load_state(StateDictReader& reader) override;
+  const char* rule_name() const override { return "SGD"; }
 
  private:
   SgdOptions options_;

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "autograd/accumulate_grad.h"
+#include "autograd/anomaly_mode.h"
 #include "core/error.h"
 #include "autograd/grad_mode.h"
 #include "autograd/node.h"
@@ -73,6 +74,7 @@ void run_backward(const Tensor& root, const Tensor& grad_output, bool retain_gra
     // A node no gradient reached (all its outputs' grads were undefined) passes none on.
     std::vector<Tensor> input_grads;
     if (grad.defined()) input_grads = node->apply(grad);
+    if (AnomalyMode::is_enabled()) check_backward_gradients(input_grads, *node);
     grad = Tensor();
     if (!retain_graph) node->release_saved();
 

@@ -1,6 +1,7 @@
 #include "autograd/record.h"
 
 #include "autograd/accumulate_grad.h"
+#include "autograd/anomaly_mode.h"
 #include "autograd/grad_mode.h"
 
 namespace ember::autograd {
@@ -28,6 +29,7 @@ void record(Tensor& output, const std::shared_ptr<Node>& node, const std::vector
   AutogradMeta& meta = output.impl()->autograd;
   meta.requires_grad = true;
   meta.grad_fn = node;
+  if (AnomalyMode::is_enabled()) check_forward_output(output, *node);
 }
 
 }  // namespace ember::autograd

@@ -52,16 +52,19 @@ std::vector<int64_t> DataLoader::sample_order(int64_t epoch) const {
   return epoch_order(dataset_.size(), options_.shuffle, options_.seed, epoch);
 }
 
-void DataLoader::start_epoch(int64_t epoch) {
+void DataLoader::start_epoch(int64_t epoch, int64_t first_batch) {
   EMBER_CHECK(epoch >= 0, "DataLoader: epoch " << epoch << " must be >= 0");
+  EMBER_CHECK(first_batch >= 0 && first_batch <= batches_per_epoch(),
+              "DataLoader: first batch " << first_batch << " of epoch " << epoch << " is outside 0.."
+                                         << batches_per_epoch() << " (the batches per epoch)");
   prefetcher_.reset();  // joins the thread of the epoch in progress before order_ changes
   epoch_ = epoch;
   order_ = sample_order(epoch);
   transform_state_ = transform_state(options_.seed, epoch, dataset_.size());
-  next_batch_ = 0;
+  next_batch_ = first_batch;
   if (options_.prefetch)
-    prefetcher_ = std::make_unique<Prefetcher>(batches_per_epoch(), options_.prefetch_batches,
-                                               [this](int64_t k) { return make_host_batch(k); });
+    prefetcher_ = std::make_unique<Prefetcher>(batches_per_epoch() - first_batch, options_.prefetch_batches,
+                                               [this, first_batch](int64_t k) { return make_host_batch(first_batch + k); });
 }
 
 bool DataLoader::next(Batch& batch) {
@@ -78,7 +81,8 @@ bool DataLoader::next(Batch& batch) {
 }
 
 DataLoader::Iterator DataLoader::begin() {
-  start_epoch(next_epoch_++);
+  start_epoch(next_epoch_++, next_first_batch_);
+  next_first_batch_ = 0;
   return Iterator(this);
 }
 

@@ -57,17 +57,21 @@ class DataLoader {
   DataLoader(const DataLoader&) = delete;
   DataLoader& operator=(const DataLoader&) = delete;
 
-  // Starts `epoch`, abandoning the one in progress.
-  void start_epoch(int64_t epoch);
+  // Starts `epoch` at its batch `first_batch` (a resumed run skips what it trained), abandoning
+  // the epoch in progress. The batches are the same as when the epoch starts at 0.
+  void start_epoch(int64_t epoch, int64_t first_batch = 0);
   // The next batch of the current epoch into `batch`; false at its end.
   bool next(Batch& batch);
 
   // Range-for: begin() starts the next epoch (0 first, then one more per loop;
-  // set_next_epoch() chooses), then yields its batches.
+  // set_next_epoch() chooses, and where the next loop starts), then yields its batches.
   class Iterator;
   Iterator begin();
   Iterator end();
-  void set_next_epoch(int64_t epoch) { next_epoch_ = epoch; }
+  void set_next_epoch(int64_t epoch, int64_t first_batch = 0) {
+    next_epoch_ = epoch;
+    next_first_batch_ = first_batch;
+  }
   int64_t epoch() const { return epoch_; }  // the epoch in progress (or last started); -1 before any
 
   int64_t batches_per_epoch() const;
@@ -84,6 +88,7 @@ class DataLoader {
   DataLoaderOptions options_;
   int64_t epoch_ = -1;
   int64_t next_epoch_ = 0;
+  int64_t next_first_batch_ = 0;       // of the next begin() only
   int64_t next_batch_ = 0;             // without prefetch
   std::vector<int64_t> order_;         // of the epoch in progress; read by the prefetch thread
   GeneratorState transform_state_;

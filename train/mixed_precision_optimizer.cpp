@@ -6,6 +6,7 @@
 #include "kernels/ops.h"
 #include "memory/scopes.h"
 #include "memory/empty.h"
+#include "optim/state_dict.h"
 
 namespace ember::train {
 
@@ -70,6 +71,36 @@ bool MixedPrecisionOptimizer::step() {
   scaler_.update(skip);
   zero_grad();
   return !skip;
+}
+
+NamedTensors MixedPrecisionOptimizer::state_dict() const {
+  NamedTensors state;
+  for (size_t i = 0; i < masters_.size(); ++i) state.emplace_back("master." + std::to_string(i), masters_[i]);
+  optim::append_part(state, "inner.", inner_->state_dict());
+  optim::append_part(state, "scaler.", scaler_.state_dict());
+  return state;
+}
+
+void MixedPrecisionOptimizer::load_state_dict(const TensorMap& state) {
+  NoGradGuard no_grad;
+  optim::StateDictReader reader(state, "MixedPrecisionOptimizer");
+  std::vector<Tensor> masters;
+  for (size_t i = 0; i < masters_.size(); ++i) {
+    Tensor master = reader.tensor("master." + std::to_string(i), masters_[i]);
+    EMBER_CHECK(master.defined(), "MixedPrecisionOptimizer state: no entry 'master." << i << "' (shape "
+                                                                                    << masters_[i].shape() << ")");
+    masters.push_back(std::move(master));
+  }
+  const TensorMap inner = reader.part("inner.");
+  const TensorMap scaler = reader.part("scaler.");
+  reader.finish();
+  inner_->load_state_dict(inner);
+  scaler_.load_state_dict(scaler);
+  // In place: the inner optimizer holds these very tensors.
+  for (size_t i = 0; i < masters_.size(); ++i) {
+    kernels::copy_(masters_[i].detach(), masters[i]);
+    kernels::copy_(params_[i].detach(), masters_[i].detach());
+  }
 }
 
 void MixedPrecisionOptimizer::zero_grad() {

@@ -58,6 +58,11 @@ class MixedPrecisionOptimizer {
   double scale() const { return scaler_.scale(); }
   bool found_inf() const;  // reads the flag (a device sync on CUDA)
 
+  // "master.<i>" (the fp32 masters), "inner.<...>" (the inner optimizer's state_dict) and
+  // "scaler.<...>". Loading copies the masters in place and out to the parameters.
+  NamedTensors state_dict() const;
+  void load_state_dict(const TensorMap& state);
+
  private:
   std::vector<Tensor> params_;   // the model's, e.g. f16
   std::vector<Tensor> masters_;  // f32 copies: what the inner optimizer updates

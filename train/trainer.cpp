@@ -1,6 +1,7 @@
 #include "train/trainer.h"
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 #include <string>
 
@@ -13,6 +14,7 @@
 #include "memory/out_of_memory.h"
 #include "models/metrics.h"
 #include "models/sequential.h"
+#include "optim/state_dict.h"
 #include "train/checkpoint_sequential.h"
 
 namespace ember::train {
@@ -122,7 +124,14 @@ StepResult Trainer::run_step(const Tensor& images, const Tensor& labels) {
     result.correct += models::count_correct(logits.detach(), y);
     // Each micro-batch's mean loss weighted by its share of the batch: the sum is the batch mean.
     const double weight = static_cast<double>(count) / static_cast<double>(batch);
-    result.loss += loss.item<double>() * weight;
+    const double micro_loss = loss.item<double>();
+    // Under fp16 the loss scaler owns this case: the gradients are inf/NaN too and the step is skipped.
+    EMBER_CHECK(fp16_optimizer_ || std::isfinite(micro_loss),
+                "Trainer::step: the loss of step " << steps_ + 1 << " is " << (std::isnan(micro_loss) ? "nan" : micro_loss > 0 ? "inf" : "-inf") << " (micro-batch " << m + 1
+                    << " of " << micro_batches << "); training stopped before this step's update, so the weights "
+                       "are those after step " << steps_ << ". Lower the learning rate, or find the first op "
+                       "whose output is not finite with anomaly detection (ember train --detect-anomaly)");
+    result.loss += micro_loss * weight;
     Tensor objective = mul(loss, weight);
     if (fp16_optimizer_) objective = fp16_optimizer_->scale_loss(objective);
     objective.backward();
@@ -130,7 +139,34 @@ StepResult Trainer::run_step(const Tensor& images, const Tensor& labels) {
   }
   if (fp16_optimizer_) result.stepped = fp16_optimizer_->step();
   else fp32_optimizer_->step();
+  ++steps_;
   return result;
+}
+
+TensorMap model_entries(const TensorMap& trainer_state) {
+  TensorMap model;
+  for (const auto& [name, tensor] : trainer_state)
+    if (name.rfind("optimizer.", 0) != 0 && name.rfind("trainer.", 0) != 0) model.emplace(name, tensor);
+  return model;
+}
+
+NamedTensors Trainer::state_dict() const {
+  NamedTensors state = model_->state_dict();
+  optim::append_part(state, "optimizer.", fp16_optimizer_ ? fp16_optimizer_->state_dict() : fp32_optimizer_->state_dict());
+  state.emplace_back("trainer.steps", optim::state_count(steps_));
+  return state;
+}
+
+void Trainer::load_state_dict(const TensorMap& state, const std::string& source) {
+  optim::StateDictReader reader(state, "Trainer (" + source + ")");
+  const TensorMap optimizer = reader.part("optimizer.");
+  const TensorMap trainer = reader.part("trainer.");
+  model_->load_state_dict(model_entries(state), source);
+  if (fp16_optimizer_) fp16_optimizer_->load_state_dict(optimizer);
+  else fp32_optimizer_->load_state_dict(optimizer);
+  optim::StateDictReader counters(trainer, "Trainer (" + source + ")");
+  steps_ = counters.count("steps", 0);
+  counters.finish();
 }
 
 }  // namespace ember::train

@@ -19,6 +19,8 @@
 // the sum is the full batch's mean loss), scaled by the loss scale under fp16,
 // backward (gradients add up in .grad, or in the fp32 master gradients under fp16);
 // then one optimizer step (skipped under fp16 if any micro-batch had an inf/NaN).
+// Under fp32 a loss that is inf or NaN stops the step before the update with an
+// ember::Error naming the step: the weights stay those of the step before.
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -80,6 +82,14 @@ class Trainer {
   const std::vector<int64_t>& checkpoint_bounds() const { return segment_bounds_; }
   double loss_scale() const;
   int64_t skipped_steps() const;
+  int64_t steps() const { return steps_; }  // calls to step() that completed
+
+  // Everything a resumed run needs: the model's state_dict, "optimizer.<...>" (the optimizer's
+  // state_dict; under fp16 the MixedPrecisionOptimizer's: masters, inner optimizer, loss
+  // scaler) and "trainer.steps". A bad entry throws naming it and `source`; the model is
+  // loaded first, so after an error start from a fresh Trainer.
+  NamedTensors state_dict() const;
+  void load_state_dict(const TensorMap& state, const std::string& source = "state_dict");
 
  private:
   Tensor forward(const Tensor& images);  // precision cast + checkpointing
@@ -94,6 +104,10 @@ class Trainer {
   std::unique_ptr<optim::Optimizer> fp32_optimizer_;       // fp32
   std::unique_ptr<MixedPrecisionOptimizer> fp16_optimizer_;  // fp16
   OutOfMemoryAdvice out_of_memory_advice_;
+  int64_t steps_ = 0;
 };
+
+// The model's entries of a Trainer::state_dict (what load_weights takes from a checkpoint).
+TensorMap model_entries(const TensorMap& trainer_state);
 
 }  // namespace ember::train

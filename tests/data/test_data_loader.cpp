@@ -334,3 +334,30 @@ EMBER_CUDA_TEST_CASE("a CUDA loader delivers the CPU loader's batches", "[data]"
     }
   }
 }
+
+TEST_CASE("an epoch started at batch k yields the same batches as the full epoch from k on", "[data]") {
+  DataLoaderOptions o = options_with(7, true, 5);
+  o.transforms.random_crop(1).random_horizontal_flip();
+  const Dataset d = indexed_dataset(40, 1, 6, 6);
+  for (bool prefetch : {true, false}) {
+    INFO("prefetch " << prefetch);
+    o.prefetch = prefetch;
+    DataLoader full(d, o), resumed(d, o);
+    full.start_epoch(3);
+    std::vector<Batch> expected;
+    for (Batch b; full.next(b);) expected.push_back(b);
+    resumed.set_next_epoch(3, 4);
+    size_t k = 4;
+    for (Batch& b : resumed) {
+      REQUIRE(k < expected.size());
+      CHECK(b.index == expected[k].index);
+      CHECK(b.images.to_vector<float>() == expected[k].images.to_vector<float>());
+      CHECK(b.labels.to_vector<int64_t>() == expected[k].labels.to_vector<int64_t>());
+      ++k;
+    }
+    CHECK(k == expected.size());
+    CHECK(epoch_labels(resumed).size() == 40);  // the next loop is a whole epoch again
+  }
+  DataLoader loader(d, o);
+  expect_error_contains([&] { loader.start_epoch(0, 7); }, {"first batch 7", "0..6"});
+}

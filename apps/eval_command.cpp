@@ -11,6 +11,7 @@
 #include "apps/train_setup.h"
 #include "core/cuda_runtime.h"
 #include "models/zoo.h"
+#include "train/weights_file.h"
 
 namespace ember::apps {
 
@@ -35,7 +36,7 @@ int eval_command(const EvalOptions& o, std::ostream& out) {
   const Device device = o.device.empty() ? (cuda::is_available() ? kCUDA : kCPU) : Device(o.device);
   const TrainData d = load_train_data(o.data, o.data_dir, {});
   std::shared_ptr<nn::Module> model = models::make_model(o.model, sample_shape(d.test), d.test.num_classes);
-  load_weights(o.load, *model);
+  train::load_weights(o.load, *model);
   model->to(device);
   data::DataLoader loader(d.test, loader_options(d, kEvalBatch, false, 0, device));
   const Evaluation e = evaluate_model(*model, loader);

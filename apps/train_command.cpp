@@ -13,9 +13,12 @@
 #include <vector>
 
 #include "apps/memory_budget.h"
+#include "apps/output_path.h"
 #include "apps/progress_bar.h"
 #include "apps/report_table.h"
+#include "apps/train_resume.h"
 #include "apps/train_setup.h"
+#include "autograd/anomaly_mode.h"
 #include "autograd/grad_mode.h"
 #include "autograd/ops.h"
 #include "core/cuda_runtime.h"
@@ -29,6 +32,8 @@
 #include "optim/lr_schedule.h"
 #include "optim/sgd.h"
 #include "optim/optimizer.h"
+#include "train/training_checkpoint.h"
+#include "train/weights_file.h"
 
 namespace ember::apps {
 
@@ -102,8 +107,15 @@ CLI::App* add_train_command(CLI::App& app, TrainOptions& o) {
   cmd->add_option("--optimizer", o.optimizer, "sgd | adam | adamw (default: the model's recipe)")
       ->check(CLI::IsMember({"sgd", "adam", "adamw"}));
   cmd->add_flag("!--no-nesterov", o.nesterov, "Plain momentum instead of the recipe's Nesterov momentum");
-  cmd->add_option("--save", o.save, "Write the weights (safetensors) after each epoch");
-  cmd->add_option("--load", o.load, "Read the weights (safetensors) before training");
+  cmd->add_option("--save", o.save,
+                  "Write a training checkpoint after each epoch (atomically): the weights as safetensors, plus the "
+                  "optimizer state, loss scaler, position and random state that --resume needs");
+  cmd->add_option("--save-every", o.save_every, "Also write the --save checkpoint every N training steps")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--resume", o.resume,
+                  "Continue the run saved in this checkpoint (same options; the result is bit for bit the "
+                  "uninterrupted run's)");
+  cmd->add_option("--load", o.load, "Read the weights (safetensors, or a checkpoint's weights) before training");
   cmd->add_option("--samples-per-class", o.samples_per_class, "Synthetic data: points per class")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
@@ -132,6 +144,8 @@ CLI::App* add_train_command(CLI::App& app, TrainOptions& o) {
   cmd->add_flag("--json", o.json, "Print one JSON document instead of the table and progress bar");
   cmd->add_option("--min-accuracy", o.min_accuracy, "Exit with code 2 if the final accuracy is below this fraction")
       ->check(CLI::Range(0.0, 1.0));
+  cmd->add_flag("--detect-anomaly", o.detect_anomaly,
+                "Check every op's output and gradient for inf/NaN and stop at the first, naming the op (slow)");
   add_memory_options(cmd, o.memory);
   add_technique_options(cmd, o.technique);
   cmd->add_option("--memory-budget", o.memory_budget,
@@ -165,8 +179,26 @@ WorkloadSpec training_workload(const TrainOptions& o, const TrainData& train_dat
 
 }  // namespace
 
+namespace {
+
+// What can be checked before anything loads: flags that contradict each other, output paths.
+void check_run_options(const TrainOptions& o) {
+  EMBER_CHECK(o.resume.empty() || o.load.empty(),
+              "ember train: --resume continues a saved run (its weights included) and --load starts a new run from "
+              "weights; give one of them");
+  EMBER_CHECK(o.save_every == 0 || !o.save.empty(),
+              "ember train: --save-every " << o.save_every << " needs --save FILE to say where the checkpoint goes");
+  check_writable(o.save, "--save");
+  check_writable(o.memory.report_path, "--memory-report");
+  check_writable(o.memory.trace_path, "--memory-trace");
+  check_writable(o.memory.run_path, "--memory-json");
+}
+
+}  // namespace
+
 TrainSummary run_train(const TrainOptions& options, std::ostream& out) {
   const TrainOptions o = with_recipe(options);
+  check_run_options(o);
   const Clock::time_point run_start = Clock::now();
   if (o.threads > 0) omp_set_num_threads(o.threads);
   manual_seed(o.seed);
@@ -197,8 +229,14 @@ TrainSummary run_train(const TrainOptions& options, std::ostream& out) {
     trainer_opts = trainer_options(planned.technique, o.batch);
   }
 
+  EMBER_CHECK(!o.detect_anomaly || trainer_opts.precision == train::Precision::fp32,
+              "ember train: --detect-anomaly stops at the first inf/NaN, but under --precision fp16 overflowing "
+              "gradients are expected (the loss scaler skips those steps); look for anomalies with --precision fp32");
+  std::optional<DetectAnomalyGuard> anomaly_mode;
+  if (o.detect_anomaly) anomaly_mode.emplace();
+
   std::shared_ptr<nn::Module> model = models::make_model(o.model, sample_shape(dataset), dataset.num_classes);
-  if (!o.load.empty()) load_weights(o.load, *model);
+  if (!o.load.empty()) train::load_weights(o.load, *model);
   model->to(device);
   model->train();
   train::Trainer trainer(
@@ -210,6 +248,19 @@ TrainSummary run_train(const TrainOptions& options, std::ostream& out) {
   trainer.set_out_of_memory_advice([planned, threads, device](int64_t /*micro_batch*/) {
     return out_of_memory_advice(planned, threads, allocator_for(device).backend().capacity());
   });
+
+  // A resumed run is this process's run from the checkpoint's position on.
+  const data::SafetensorsMetadata identity = run_identity(o, trainer_opts);
+  train::TrainingPosition start;
+  if (!o.resume.empty()) {
+    const train::TrainingCheckpoint checkpoint = train::read_training_checkpoint(o.resume);
+    check_same_run(o.resume, checkpoint.metadata, identity);
+    train::restore(checkpoint, trainer);
+    start = checkpoint.position;
+  }
+  auto save_checkpoint = [&](const train::TrainingPosition& at) {
+    if (!o.save.empty()) train::save_training_checkpoint(o.save, trainer, at, identity);
+  };
 
   data::DataLoader train_loader(dataset, loader_options(train_data, o.batch, true, o.seed, device));
   // Never more than a training micro-batch: what fits a memory budget for training fits for evaluation.
@@ -247,28 +298,36 @@ TrainSummary run_train(const TrainOptions& options, std::ostream& out) {
   TrainSummary summary;
   const std::unique_ptr<optim::LrSchedule> schedule =
       optim::make_schedule(o.schedule, o.lr, train_loader.batches_per_epoch() * o.epochs);  // effective steps
-  int64_t step = 0;
+  const int64_t first_step = trainer.steps();
+  int64_t step = first_step;
+  int64_t trained_samples = 0;                       // by this process
   int64_t peak_bytes = 0, peak_reserved_bytes = 0;  // over all epochs
   double train_seconds = 0.0;                         // the training loops, evaluation left out
-  for (int epoch = 1; epoch <= o.epochs; ++epoch) {
+  train_loader.set_next_epoch(start.epoch, start.batch);
+  for (int epoch = static_cast<int>(start.epoch) + 1; epoch <= o.epochs; ++epoch) {
     reset_peak_stats(device);
     const Clock::time_point epoch_start = Clock::now();
-    int64_t train_correct = 0;
+    const bool resumed_epoch = epoch == start.epoch + 1;
+    int64_t train_correct = resumed_epoch ? start.correct : 0;
+    double loss_sum = resumed_epoch ? start.loss_sum : 0.0;
+    int64_t done = resumed_epoch ? start.seen : 0;
+    const int64_t done_before = done;
     ProgressBar bar(out, n, "epoch " + std::to_string(epoch) + "/" + std::to_string(o.epochs), show_progress);
-    double loss_sum = 0.0;
-    int64_t done = 0;
     for (data::Batch& batch : train_loader) {
-      memory_session.begin_step(step);
+      memory_session.begin_step(step - first_step);
       schedule->apply(trainer.optimizer(), step++);
       const train::StepResult r = trainer.step(batch.images, batch.labels);
       train_correct += r.correct;
       loss_sum += r.loss * static_cast<double>(batch.size());
       done += batch.size();
       bar.update(done, loss_sum / static_cast<double>(done));
+      if (o.save_every > 0 && trainer.steps() % o.save_every == 0)
+        save_checkpoint({epoch - 1, batch.index + 1, loss_sum, train_correct, done});
     }
     bar.finish();
     const double seconds = std::chrono::duration<double>(Clock::now() - epoch_start).count();
     train_seconds += seconds;
+    trained_samples += done - done_before;
     summary.final_loss = loss_sum / static_cast<double>(n);
     const MemoryStats epoch_stats = memory_stats(device);
     peak_bytes = std::max(peak_bytes, epoch_stats.allocated_bytes.peak);
@@ -278,21 +337,22 @@ TrainSummary run_train(const TrainOptions& options, std::ostream& out) {
     summary.final_accuracy = evaluate_model(*model, eval_loader).accuracy;
     const std::string row = table.add_row(
         {int64_t{epoch}, summary.final_loss, 100.0 * static_cast<double>(train_correct) / static_cast<double>(n),
-         100.0 * summary.final_accuracy, seconds, static_cast<double>(n) / seconds, peak_mib,
+         100.0 * summary.final_accuracy, seconds, static_cast<double>(done - done_before) / seconds, peak_mib,
          peak["parameter"].get<double>(), peak["gradient"].get<double>(), peak["optimizer_state"].get<double>(),
          peak["master_weights"].get<double>(),
          peak["activation"].get<double>(), peak["data"].get<double>()});
     peaks.push_back(peak);
-    if (!o.save.empty()) save_weights(o.save, *model, {{"model", o.model}, {"epoch", std::to_string(epoch)}});
+    save_checkpoint({epoch, 0, 0.0, 0, 0});
     if (!o.json) out << row << std::flush;
   }
+  if (start.epoch >= o.epochs) summary.final_accuracy = evaluate_model(*model, eval_loader).accuracy;  // nothing left
   summary.seconds = std::chrono::duration<double>(Clock::now() - run_start).count();
   const std::string memory_files = memory_session.finish(
       {{"command", "train"}, {"model", o.model}, {"batch", o.batch}, {"optimizer", o.optimizer},
        {"precision", train::precision_name(trainer_opts.precision)}, {"checkpoint", trainer_opts.checkpoint.str()},
        {"accum", trainer_opts.accum}, {"device", device.str()},
-       {"ms_per_step", step > 0 ? train_seconds * 1000.0 / static_cast<double>(step) : 0.0},
-       {"images_per_s", train_seconds > 0 ? static_cast<double>(n) * o.epochs / train_seconds : 0.0}});
+       {"ms_per_step", step > first_step ? train_seconds * 1000.0 / static_cast<double>(step - first_step) : 0.0},
+       {"images_per_s", train_seconds > 0 ? static_cast<double>(trained_samples) / train_seconds : 0.0}});
   if (!memory_files.empty() && !o.json) out << "memory report written to " << memory_files << "\n";
 
   summary.report = {{"command", "train"},
@@ -313,6 +373,7 @@ TrainSummary run_train(const TrainOptions& options, std::ostream& out) {
                     {"loss_scale", trainer.loss_scale()},
                     {"skipped_steps", trainer.skipped_steps()},
                     {"seed", o.seed},
+                    {"resumed_at_step", first_step},
                     {"epochs", table.json()},
                     {"peak_mib_by_category", peaks},
                     {"peak_bytes", peak_bytes},

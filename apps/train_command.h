@@ -5,6 +5,8 @@
 //   ember train --model mlp --data spirals --epochs 20 --batch 64 --lr 0.1 --momentum 0.9
 //   ember train --model convnet --precision fp16 --checkpoint sqrt --accum 4
 //   ember train --model mlp --data blobs --epochs 3 --json     # one JSON document on stdout
+//   ember train --model lenet5 --save run.ckpt --save-every 100  # killed? the same command with
+//   ember train --model lenet5 --save run.ckpt --resume run.ckpt # continues bit for bit
 //
 // In-process (tests, other tools):
 //   ember::apps::TrainOptions options;
@@ -48,14 +50,17 @@ struct TrainOptions {
   std::string schedule;   // optim::make_schedule: constant | step | cosine | onecycle
   double momentum = 0.9;
   bool nesterov = true;   // SGD only, when the recipe uses it
-  std::string save;       // safetensors file written after each epoch
-  std::string load;       // safetensors file read before training
+  std::string save;       // training checkpoint (safetensors) written after each epoch and every save_every steps
+  int64_t save_every = 0; // steps between checkpoints within an epoch; 0: at the end of each epoch only
+  std::string resume;     // training checkpoint to continue from
+  std::string load;       // safetensors weights read before training
   std::string device;  // empty: cuda when a GPU is available, else cpu
   int threads = 0;     // CPU threads; 0 keeps OpenMP's default
   uint64_t seed = 0;
   bool json = false;
   bool progress = true;       // the bar is also off when stdout is not a terminal
   double min_accuracy = 0.0;  // exit code 2 when the final accuracy is below (smoke tests)
+  bool detect_anomaly = false;  // check every op's output and gradient for inf/NaN (autograd/anomaly_mode.h)
   MemoryOptions memory;       // --memory-report, --memory-trace, --memory-limit
   TechniqueOptions technique;  // --precision, --checkpoint, --accum
   std::string memory_budget;   // --memory-budget: choose the techniques that fit (apps/memory_budget.h)

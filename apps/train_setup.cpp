@@ -1,10 +1,5 @@
 #include "apps/train_setup.h"
 
-#include <map>
-#include <set>
-#include <sstream>
-
-#include "autograd/grad_mode.h"
 #include "core/error.h"
 #include "data/fashion_mnist.h"
 #include "optim/adam.h"
@@ -67,37 +62,6 @@ std::unique_ptr<optim::Optimizer> make_optimizer(const std::string& name, std::v
   if (name == "adamw")
     return std::make_unique<optim::AdamW>(std::move(params), optim::AdamOptions(lr).weight_decay(weight_decay));
   EMBER_THROW("make_optimizer: unknown optimizer '" << name << "' (known: sgd, adam, adamw)");
-}
-
-namespace {
-std::vector<std::pair<std::string, Tensor>> named_state(const nn::Module& model) {
-  std::vector<std::pair<std::string, Tensor>> all = model.named_parameters();
-  for (auto& b : model.named_buffers()) all.push_back(b);
-  return all;
-}
-}  // namespace
-
-void save_weights(const std::string& path, const nn::Module& model, const data::SafetensorsMetadata& metadata) {
-  data::save_safetensors(path, named_state(model), metadata);
-}
-
-void load_weights(const std::string& path, nn::Module& model) {
-  std::map<std::string, Tensor> file = data::load_safetensors(path);
-  NoGradGuard no_grad;
-  std::set<std::string> used;
-  for (auto& [name, tensor] : named_state(model)) {
-    auto it = file.find(name);
-    EMBER_CHECK(it != file.end(), "load_weights: '" << path << "' has no tensor '" << name << "' (model shape "
-                                                     << tensor.shape() << ")");
-    EMBER_CHECK(it->second.shape() == tensor.shape(), "load_weights: tensor '" << name << "' has shape "
-                                                          << it->second.shape() << " in '" << path
-                                                          << "' but the model's is " << tensor.shape());
-    tensor.copy_(it->second);
-    used.insert(name);
-  }
-  for (const auto& [name, tensor] : file)
-    EMBER_CHECK(used.count(name), "load_weights: '" << path << "' has tensor '" << name << "' (shape "
-                                                     << tensor.shape() << ") that the model lacks");
 }
 
 }  // namespace ember::apps

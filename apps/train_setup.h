@@ -1,12 +1,10 @@
 #pragma once
 // What `ember train`, `ember eval` and `ember bench-train` share: the datasets,
-// the per-model default recipe, the optimizer factory, and weight files.
+// the per-model default recipe and the optimizer factory (weight files: train/weights_file.h).
 //
 //   ember::apps::TrainData d = ember::apps::load_train_data("fashion-mnist", "", {});
 //   ember::apps::Recipe r = ember::apps::default_recipe("lenet5");   // SGD nesterov, onecycle, 2 epochs
 //   auto opt = ember::apps::make_optimizer("sgd", model->parameters(), r.lr, r.momentum, r.nesterov, 0.0);
-//   ember::apps::save_weights("m.safetensors", *model, {{"epoch", "2"}});
-//   ember::apps::load_weights("m.safetensors", *model);   // errors name the tensor and both shapes
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -14,7 +12,6 @@
 
 #include "data/data_loader.h"
 #include "data/dataset.h"
-#include "data/safetensors.h"
 #include "data/synthetic.h"
 #include "models/module.h"
 #include "optim/optimizer.h"
@@ -52,11 +49,5 @@ Recipe default_recipe(const std::string& model);
 
 std::unique_ptr<optim::Optimizer> make_optimizer(const std::string& name, std::vector<Tensor> params, double lr,
                                                  double momentum, bool nesterov, double weight_decay);
-
-// Every named parameter and buffer of `model` into a safetensors file.
-void save_weights(const std::string& path, const nn::Module& model, const data::SafetensorsMetadata& metadata = {});
-// Copies each parameter and buffer from the file; a missing tensor or a shape mismatch throws
-// naming the tensor (and both shapes). Tensors of the file the model lacks are an error too.
-void load_weights(const std::string& path, nn::Module& model);
 
 }  // namespace ember::apps

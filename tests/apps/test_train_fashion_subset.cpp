@@ -13,11 +13,14 @@
 #include "kernels/factories.h"
 #include "models/linear.h"
 #include "models/zoo.h"
+#include "train/weights_file.h"
 #include "tests/data/temp_dir.h"
 #include "tests/support/op_contract.h"
 
 using namespace ember;
 using namespace ember::apps;
+using ember::train::load_weights;
+using ember::train::save_weights;
 using test::expect_error_contains;
 
 namespace {
@@ -115,7 +118,7 @@ TEST_CASE("ember train --precision fp16: LeNet-5 converges on the subset, its f1
   // The file holds F16 tensors; loading them into an f16 model is bit-exact, and eval (fp32)
   // widens them and scores the same test set as the run did, to f16 rounding.
   const std::map<std::string, Tensor> file = data::load_safetensors(o.save);
-  for (const auto& [name, t] : file)
+  for (const auto& [name, t] : train::model_entries(file))
     if (name.find("running") == std::string::npos && name.find("num_batches") == std::string::npos)
       CHECK(t.dtype() == kFloat16);
   auto reloaded = models::make_model("lenet5", Shape{1, 28, 28}, 10);

@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "apps/cli_checks.h"
 #include "apps/bench_workload.h"
 #include "apps/memory_budget.h"
 #include "core/cuda_runtime.h"
@@ -21,16 +22,16 @@ namespace ember::apps {
 CLI::App* add_bench_train_command(CLI::App& app, BenchTrainOptions& o) {
   CLI::App* cmd = app.add_subcommand("bench-train", "Training images/s and peak memory on synthetic 28x28 batches");
   cmd->add_option("--model", o.model, "lenet5 | convnet (any zoo model)")
-      ->check(CLI::IsMember(models::model_names()))
+      ->check(one_of(models::model_names()))
       ->capture_default_str();
   cmd->add_option("--batch", o.batch, "Batch size (the effective batch under --accum)")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_integer())
       ->capture_default_str();
-  cmd->add_option("--threads", o.threads, "CPU threads")->check(CLI::PositiveNumber)->capture_default_str();
-  cmd->add_option("--steps", o.steps, "Timed steps")->check(CLI::PositiveNumber)->capture_default_str();
-  cmd->add_option("--warmup", o.warmup, "Untimed steps first")->check(CLI::NonNegativeNumber)->capture_default_str();
+  cmd->add_option("--threads", o.threads, "CPU threads")->check(positive_integer())->capture_default_str();
+  cmd->add_option("--steps", o.steps, "Timed steps")->check(positive_integer())->capture_default_str();
+  cmd->add_option("--warmup", o.warmup, "Untimed steps first")->check(non_negative_integer())->capture_default_str();
   cmd->add_option("--optimizer", o.optimizer, "sgd (momentum 0.9) | adam | adamw")
-      ->check(CLI::IsMember({"sgd", "adam", "adamw"}))
+      ->check(one_of({"sgd", "adam", "adamw"}))
       ->capture_default_str();
   cmd->add_option("--device", o.device, "cpu | cuda | cuda:N")->capture_default_str();
   add_technique_options(cmd, o.technique);

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
+#include "apps/output_path.h"
 #include "apps/report_table.h"
 #include "memory/memory_run.h"
 #include "memory/report.h"
@@ -23,6 +24,7 @@ CLI::App* add_compare_command(CLI::App& app, CompareOptions& o) {
 }
 
 nlohmann::ordered_json compare_command(const CompareOptions& o, std::ostream& out) {
+  check_writable(o.output, "--output");
   const MemoryRun a = load_memory_run(o.a), b = load_memory_run(o.b);
   write_memory_compare_html(o.output, a, b);
   ReportTable table({{"what", "", 26, 0}, {"a", "a", 12, 2}, {"b", "b", 12, 2}, {"ratio", "b / a", 8, 0},

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "apps/cli_checks.h"
 #include "apps/train_command.h"
 #include "apps/train_setup.h"
 #include "core/cuda_runtime.h"
@@ -21,12 +22,12 @@ constexpr int64_t kEvalBatch = 1024;
 
 CLI::App* add_eval_command(CLI::App& app, EvalOptions& o) {
   CLI::App* cmd = app.add_subcommand("eval", "Test accuracy and loss of saved weights");
-  cmd->add_option("--model", o.model, "Model from the zoo")->check(CLI::IsMember(models::model_names()))->capture_default_str();
+  cmd->add_option("--model", o.model, "Model from the zoo")->check(one_of(models::model_names()))->capture_default_str();
   cmd->add_option("--load", o.load, "Weights (safetensors) written by ember train --save")->required();
-  cmd->add_option("--data", o.data, "Dataset")->check(CLI::IsMember(data_names()))->capture_default_str();
+  cmd->add_option("--data", o.data, "Dataset")->check(one_of(data_names()))->capture_default_str();
   cmd->add_option("--data-dir", o.data_dir, "Fashion-MNIST folder");
   cmd->add_option("--device", o.device, "cpu | cuda | cuda:N");
-  cmd->add_option("--threads", o.threads, "CPU threads (0: OpenMP default)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--threads", o.threads, "CPU threads (0: OpenMP default)")->check(non_negative_integer());
   cmd->add_flag("--json", o.json, "Print JSON");
   return cmd;
 }

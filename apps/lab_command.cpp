@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "apps/cli_checks.h"
 #include "apps/lab_experiments.h"
 #include "core/error.h"
 
@@ -39,10 +40,10 @@ CLI::App* add_lab_command(CLI::App& app, LabOptions& o) {
   CLI::App* cmd = app.add_subcommand("lab", "Run the memory lab: one measured experiment per memory remedy, "
                                             "written as markdown tables and SVG pictures");
   cmd->add_option("--out", o.out, "Folder to write (README.md and the pictures)")->capture_default_str();
-  cmd->add_option("--threads", o.threads, "CPU threads")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--threads", o.threads, "CPU threads")->check(positive_integer())->capture_default_str();
   cmd->add_option("--data-dir", o.data_dir, "Fashion-MNIST folder (default /usr/share/datasets/fashion-mnist)");
   cmd->add_option("--budget-mib", o.budget_mib, "The batch-size experiment's memory budget, MiB")
-      ->check(CLI::Range(int64_t{8}, int64_t{1} << 20))
+      ->check(integer_between(8, int64_t{1} << 20, "a whole number of MiB"))
       ->capture_default_str();
   return cmd;
 }

@@ -2,6 +2,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "apps/cli_checks.h"
+#include "apps/output_path.h"
 #include "memory/byte_size.h"
 #include "memory/memory.h"
 #include "memory/memory_run.h"
@@ -18,12 +20,15 @@ void add_memory_options(CLI::App* command, MemoryOptions& o) {
   command->add_option("--memory-limit", o.limit,
                       "Cap host memory (e.g. 64MiB, 2GiB), as EMBER_CPU_MEMORY_LIMIT does");
   command->add_option("--memory-steps", o.record_steps, "Training steps the memory report covers")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_integer())
       ->capture_default_str();
 }
 
 MemorySession::MemorySession(const MemoryOptions& options, Device device, std::string title)
     : options_(options), device_(device), title_(std::move(title)) {
+  check_writable(options_.report_path, "--memory-report");
+  check_writable(options_.trace_path, "--memory-trace");
+  check_writable(options_.run_path, "--memory-json");
   if (!options_.limit.empty()) set_cpu_memory_limit(parse_byte_size(options_.limit, "--memory-limit"));
   if (!options_.report_path.empty() || !options_.trace_path.empty() || !options_.run_path.empty()) {
     recorder_ = std::make_unique<MemoryRecorder>(device_);

@@ -6,6 +6,7 @@
 #include <iomanip>
 #include <optional>
 
+#include "apps/cli_checks.h"
 #include "apps/memory_budget.h"
 #include "apps/step_planner.h"
 #include "memory/byte_size.h"
@@ -18,15 +19,15 @@ namespace ember::apps {
 CLI::App* add_plan_command(CLI::App& app, PlanOptions& o) {
   CLI::App* cmd = app.add_subcommand(
       "plan", "Predict a training step's peak memory by category, before running it (the bench-train workload)");
-  cmd->add_option("--model", o.model, "Any zoo model")->check(CLI::IsMember(models::model_names()))->capture_default_str();
+  cmd->add_option("--model", o.model, "Any zoo model")->check(one_of(models::model_names()))->capture_default_str();
   cmd->add_option("--batch", o.batch, "Batch size (the effective batch under --accum)")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_integer())
       ->capture_default_str();
   cmd->add_option("--threads", o.threads, "CPU threads the step would run with")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_integer())
       ->capture_default_str();
   cmd->add_option("--optimizer", o.optimizer, "sgd (momentum 0.9) | adam | adamw")
-      ->check(CLI::IsMember({"sgd", "adam", "adamw"}))
+      ->check(one_of({"sgd", "adam", "adamw"}))
       ->capture_default_str();
   cmd->add_option("--device", o.device, "cpu | cuda | cuda:N (no GPU needed to plan for one)")->capture_default_str();
   add_technique_options(cmd, o.technique);

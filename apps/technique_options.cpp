@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <sstream>
 
+#include "apps/cli_checks.h"
 #include "core/error.h"
 
 namespace ember::apps {
@@ -10,12 +11,14 @@ namespace ember::apps {
 void add_technique_options(CLI::App* command, TechniqueOptions& o) {
   command->add_option("--precision", o.precision,
                       "fp32 | fp16 (f16 weights and activations, fp32 master weights, dynamic loss scaling)")
+      ->check(one_of({"fp32", "fp16"}))
       ->capture_default_str();
   command->add_option("--checkpoint", o.checkpoint,
                       "Gradient checkpointing: none | sqrt (ceil(sqrt(layers)) segments) | N segments")
       ->capture_default_str();
   command->add_option("--accum", o.accum,
                       "Gradient accumulation: micro-batches per optimizer step (--batch stays the effective batch)")
+      ->check(positive_integer())
       ->capture_default_str();
 }
 

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <vector>
 
+#include "apps/cli_checks.h"
 #include "apps/memory_budget.h"
 #include "apps/output_path.h"
 #include "apps/progress_bar.h"
@@ -98,52 +99,54 @@ TrainOptions with_recipe(TrainOptions o) {
 CLI::App* add_train_command(CLI::App& app, TrainOptions& o) {
   CLI::App* cmd = app.add_subcommand("train", "Train a model and report loss and accuracy per epoch");
   cmd->add_option("--model", o.model, "Model from the zoo")
-      ->check(CLI::IsMember(models::model_names()))
+      ->check(one_of(models::model_names()))
       ->capture_default_str();
   cmd->add_option("--data", o.data, "Dataset: fashion-mnist | spirals | blobs (synthetic, generated from --seed)")
-      ->check(CLI::IsMember(data_names()))
+      ->check(one_of(data_names()))
       ->capture_default_str();
   cmd->add_option("--data-dir", o.data_dir, "Fashion-MNIST folder (default /usr/share/datasets/fashion-mnist)");
   cmd->add_option("--optimizer", o.optimizer, "sgd | adam | adamw (default: the model's recipe)")
-      ->check(CLI::IsMember({"sgd", "adam", "adamw"}));
+      ->check(one_of({"sgd", "adam", "adamw"}));
   cmd->add_flag("!--no-nesterov", o.nesterov, "Plain momentum instead of the recipe's Nesterov momentum");
   cmd->add_option("--save", o.save,
                   "Write a training checkpoint after each epoch (atomically): the weights as safetensors, plus the "
                   "optimizer state, loss scaler, position and random state that --resume needs");
   cmd->add_option("--save-every", o.save_every, "Also write the --save checkpoint every N training steps")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_integer());
   cmd->add_option("--resume", o.resume,
                   "Continue the run saved in this checkpoint (same options; the result is bit for bit the "
                   "uninterrupted run's)");
   cmd->add_option("--load", o.load, "Read the weights (safetensors, or a checkpoint's weights) before training");
   cmd->add_option("--samples-per-class", o.samples_per_class, "Synthetic data: points per class")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_integer())
       ->capture_default_str();
   cmd->add_option("--classes", o.classes, "Synthetic data: number of classes")
-      ->check(CLI::Range(int64_t{2}, int64_t{1000}))
+      ->check(integer_between(2, 1000, "a whole number of classes"))
       ->capture_default_str();
   cmd->add_option("--noise", o.noise, "Synthetic data: spirals' angle jitter (radians) / blobs' std")
-      ->check(CLI::NonNegativeNumber)
+      ->check(non_negative_number())
       ->capture_default_str();
   cmd->add_option("--epochs", o.epochs, "Passes over the training set (default: the model's recipe)")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--batch", o.batch, "Mini-batch size (default: the model's recipe)")->check(CLI::PositiveNumber);
-  cmd->add_option("--lr", o.lr, "(Peak) learning rate (default: the model's recipe)")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--momentum", o.momentum, "SGD momentum")->check(CLI::Range(0.0, 1.0))->capture_default_str();
+      ->check(positive_integer());
+  cmd->add_option("--batch", o.batch, "Mini-batch size (default: the model's recipe)")->check(positive_integer());
+  cmd->add_option("--lr", o.lr, "(Peak) learning rate (default: the model's recipe)")->check(non_negative_number());
+  cmd->add_option("--momentum", o.momentum, "SGD momentum")->check(fraction())->capture_default_str();
   cmd->add_option("--weight-decay", o.weight_decay, "L2 weight decay (default: the model's recipe)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   cmd->add_option("--schedule", o.schedule,
                   "Learning-rate schedule, per step: constant | step | cosine | onecycle (default: the recipe's)")
-      ->check(CLI::IsMember({"constant", "step", "cosine", "onecycle"}));
+      ->check(one_of({"constant", "step", "cosine", "onecycle"}));
   cmd->add_option("--device", o.device, "cpu | cuda | cuda:N (default: cuda when a GPU is available, else cpu)");
   cmd->add_option("--threads", o.threads, "CPU threads (0: OpenMP default)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(non_negative_integer())
       ->capture_default_str();
-  cmd->add_option("--seed", o.seed, "Seed for data, initialisation and shuffling")->capture_default_str();
+  cmd->add_option("--seed", o.seed, "Seed for data, initialisation and shuffling")
+      ->check(seed_value())
+      ->capture_default_str();
   cmd->add_flag("!--no-progress", o.progress, "Hide the progress bar (it is also hidden when stdout is not a terminal)");
   cmd->add_flag("--json", o.json, "Print one JSON document instead of the table and progress bar");
   cmd->add_option("--min-accuracy", o.min_accuracy, "Exit with code 2 if the final accuracy is below this fraction")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(fraction());
   cmd->add_flag("--detect-anomaly", o.detect_anomaly,
                 "Check every op's output and gradient for inf/NaN and stop at the first, naming the op (slow)");
   add_memory_options(cmd, o.memory);
@@ -188,10 +191,7 @@ void check_run_options(const TrainOptions& o) {
               "weights; give one of them");
   EMBER_CHECK(o.save_every == 0 || !o.save.empty(),
               "ember train: --save-every " << o.save_every << " needs --save FILE to say where the checkpoint goes");
-  check_writable(o.save, "--save");
-  check_writable(o.memory.report_path, "--memory-report");
-  check_writable(o.memory.trace_path, "--memory-trace");
-  check_writable(o.memory.run_path, "--memory-json");
+  check_writable(o.save, "--save");  // the memory outputs: MemorySession's constructor
 }
 
 }  // namespace

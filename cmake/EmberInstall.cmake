@@ -25,6 +25,9 @@ install(TARGETS ${ember_libraries} ember ember_eigen ember_json EXPORT emberTarg
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ember)
 install(EXPORT emberTargets NAMESPACE ember:: DESTINATION ${EMBER_INSTALL_CMAKEDIR})
 if(TARGET ember_cli)
+  # The installed tool keeps its build's RUNPATH to the shared libraries it linked outside
+  # the system folders (OpenBLAS's OpenMP build, CUDA's), not whatever the loader finds.
+  set_target_properties(ember_cli PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
   install(TARGETS ember_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
 

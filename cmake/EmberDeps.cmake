@@ -21,28 +21,26 @@ endforeach()
 # which lack OpenBLAS and where libopenblas.a would drag in libgfortran.
 option(EMBER_USE_BLAS "Let Eigen call OpenBLAS for large products" ON)
 if(EMBER_USE_BLAS)
-  find_library(EMBER_OPENBLAS NAMES openblas
-               PATHS /usr/lib/x86_64-linux-gnu/openblas-openmp NO_DEFAULT_PATH)
-  if(NOT EMBER_OPENBLAS)
-    find_library(EMBER_OPENBLAS NAMES openblas)
-  endif()
-else()
-  unset(EMBER_OPENBLAS CACHE)
-  set(EMBER_OPENBLAS "")
+  find_package(OpenBLAS)  # cmake/FindOpenBLAS.cmake: ember::openblas
 endif()
 
+# Eigen is private to kernels/ (no public header includes it): its headers are a
+# build-time need only, so an installed ember does not look for Eigen.
 add_library(ember_eigen INTERFACE)
-target_include_directories(ember_eigen SYSTEM INTERFACE ${EIGEN3_INCLUDE_DIR})
+target_include_directories(ember_eigen SYSTEM INTERFACE $<BUILD_INTERFACE:${EIGEN3_INCLUDE_DIR}>)
 target_compile_definitions(ember_eigen INTERFACE EIGEN_NO_CUDA)
-if(EMBER_OPENBLAS)
-  message(STATUS "ember: Eigen uses OpenBLAS at ${EMBER_OPENBLAS}")
+if(TARGET ember::openblas)
+  message(STATUS "ember: Eigen uses OpenBLAS at ${OPENBLAS_LIBRARY}")
   target_compile_definitions(ember_eigen INTERFACE EIGEN_USE_BLAS EMBER_HAVE_OPENBLAS)
-  target_link_libraries(ember_eigen INTERFACE ${EMBER_OPENBLAS})
+  target_link_libraries(ember_eigen INTERFACE ember::openblas)
 endif()
 
 add_library(ember_catch2 INTERFACE)
 target_include_directories(ember_catch2 SYSTEM INTERFACE ${CATCH2_INCLUDE_DIR})
 add_library(ember_cli11 INTERFACE)
 target_include_directories(ember_cli11 SYSTEM INTERFACE ${CLI11_INCLUDE_DIR})
+# memory/memory_run.h includes nlohmann/json.hpp, so an installed ember needs it too:
+# there it is the nlohmann_json package (emberConfig.cmake finds it).
 add_library(ember_json INTERFACE)
-target_include_directories(ember_json SYSTEM INTERFACE ${NLOHMANN_INCLUDE_DIR})
+target_include_directories(ember_json SYSTEM INTERFACE $<BUILD_INTERFACE:${NLOHMANN_INCLUDE_DIR}>)
+target_link_libraries(ember_json INTERFACE $<INSTALL_INTERFACE:nlohmann_json::nlohmann_json>)

@@ -1,14 +1,22 @@
 #!/usr/bin/env bash
 # scripts/test.sh: the one command that builds and tests ember (CI runs it via .ci/run).
 #
-#   scripts/test.sh                 # setup, configure the `default` preset, build all, ctest
-#   EMBER_BUILD_DIR=build-x scripts/test.sh   # same, in another build folder
+#   scripts/test.sh                 # setup, then the four stages below
+#   EMBER_TEST_STAGES=main scripts/test.sh    # only the first stage
+#   EMBER_BUILD_DIR=build-x scripts/test.sh   # the main stage in another build folder
 #
-# It installs the Debian packages first (scripts/setup.sh), configures the `default`
-# preset (CUDA AUTO: where nvcc exists every .cu file is compiled, as CI requires;
-# CUDA tests then skip themselves without a GPU), builds every target (library,
-# tests, benchmarks, the ember tool) and runs ctest. The exit code is ctest's; the
-# last lines printed are ctest's summary.
+# It installs the Debian packages first (scripts/setup.sh), then runs:
+#   main        configure the `default` preset (CUDA AUTO: where nvcc exists every .cu
+#               file is compiled, as CI requires; CUDA tests then skip themselves
+#               without a GPU), build every target (library, tests, benchmarks, the
+#               ember tool), run ctest
+#   install     scripts/check-install.sh on that build: install it, build examples/
+#               against it with find_package and through pkg-config, run them
+#   sanitizers  scripts/test-sanitizers.sh: the CPU suite under ASan + UBSan + LSan
+#   fuzz        scripts/fuzz.sh --ci: every fuzz target's corpus replayed, then fuzzed
+#               for 30 s each
+# The exit code is 0 when every stage passed; the last lines printed are the stages'
+# results and ctest's summary of the main stage.
 #
 # Environment:
 #   EMBER_BUILD_DIR  build folder (default: the preset's, build/)
@@ -19,6 +27,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 start=$SECONDS
 scripts/setup.sh
+stages=${EMBER_TEST_STAGES:-main install sanitizers fuzz}
 
 build_dir=${EMBER_BUILD_DIR:-build}
 jobs=${EMBER_JOBS:-$(nproc)}
@@ -53,11 +62,30 @@ ctest --test-dir "$build_dir" -j "$ctest_jobs" --output-on-failure --no-tests=er
 ctest_rc=${PIPESTATUS[0]}
 set -e
 test_s=$((SECONDS - t0))
+main_line="main: configure ${configure_s} s, build ${build_s} s ($compile_split), tests ${test_s} s"
+
+# The other stages run whatever the main one gave, so one report shows every failure.
+results=("$main_line: $([ "$ctest_rc" = 0 ] && echo passed || echo "FAILED (ctest $ctest_rc)")")
+overall=$ctest_rc
+run_stage() {
+  local name=$1
+  shift
+  case " $stages " in *" $name "*) ;; *) return 0 ;; esac
+  echo
+  echo "== test.sh: stage $name: $*"
+  local t=$SECONDS rc=0
+  "$@" || rc=$?
+  results+=("$name: $((SECONDS - t)) s: $([ "$rc" = 0 ] && echo passed || echo "FAILED (exit $rc)")")
+  [ "$rc" = 0 ] || overall=$rc
+}
+run_stage install scripts/check-install.sh "$build_dir"
+run_stage sanitizers scripts/test-sanitizers.sh
+run_stage fuzz scripts/fuzz.sh --ci
 
 echo
-echo "== test.sh: configure ${configure_s} s, build ${build_s} s ($compile_split), tests ${test_s} s, total $((SECONDS - start)) s wall"
-echo "== CPU time of all commands (user, sys): $(times | tail -1)"
-echo "== ctest summary"
+echo "== test.sh: total $((SECONDS - start)) s wall; CPU time of all commands (user, sys): $(times | tail -1)"
+printf '== %s\n' "${results[@]}"
+echo "== ctest summary (main stage)"
 # ctest's own summary: the pass line, total time, and the list of failures if any.
 sed -n '/tests passed/,$p' "$ctest_log"
-exit "$ctest_rc"
+exit "$overall"

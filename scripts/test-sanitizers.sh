@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# scripts/test-sanitizers.sh: the CPU test suite again under AddressSanitizer + UBSan
+# (LeakSanitizer included), as CI runs it after scripts/test.sh's build.
+#
+#   scripts/test-sanitizers.sh            # configure + build the `asan` preset, run ctest
+#   EMBER_CTEST_ARGS="-R data" scripts/test-sanitizers.sh   # a part of the suite
+#
+# Any report fails the run: ASan and LSan stop at the first error, UBSan is built
+# with -fno-sanitize-recover. The build uses line tables only (-g1), which keeps
+# stack traces readable and the link small. CUDA is off in this build (nvcc code
+# cannot be instrumented); the [cuda] tests are not compiled.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+start=$SECONDS
+build_dir=${EMBER_ASAN_BUILD_DIR:-build-asan}
+jobs=${EMBER_JOBS:-$(nproc)}
+
+cmake --preset asan -B "$build_dir" -DEMBER_BENCH=OFF -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" >/dev/null
+t0=$SECONDS
+cmake --build "$build_dir" -j "$jobs"
+build_s=$((SECONDS - t0))
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:halt_on_error=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+t0=$SECONDS
+set +e
+# shellcheck disable=SC2086
+ctest --test-dir "$build_dir" -j "${EMBER_CTEST_JOBS:-2}" --output-on-failure --no-tests=error --timeout 900 \
+  ${EMBER_CTEST_ARGS:-} 2>&1 | tee "$build_dir/ctest.log"
+rc=${PIPESTATUS[0]}
+set -e
+echo
+echo "== test-sanitizers.sh: build ${build_s} s, tests $((SECONDS - t0)) s, total $((SECONDS - start)) s wall"
+sed -n '/tests passed/,$p' "$build_dir/ctest.log"
+exit "$rc"

@@ -18,7 +18,8 @@
 //   Rung 5 is ours, not PyTorch's: on a device of a few dozen MiB (a
 //   --memory-limit, a small budget) a 20 MiB segment is most of the memory,
 //   and refusing a 1.5 MiB request with 10 MiB free is no answer (PyTorch's
-//   is expandable segments).
+//   is expandable segments). A backend that refuses (returns nullptr) for any
+//   reason, memory/fault_injection.h's included, goes down the same rungs.
 // - A block larger than needed is split: the remainder goes back to the pool
 //   if it is at least 512 B (small pool) or more than 1 MiB (large pool; smaller
 //   tails stay with the block rather than breed slivers).

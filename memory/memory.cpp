@@ -6,10 +6,10 @@
 #include <mutex>
 
 #include "core/cuda_runtime.h"
+#include "memory/allocator_scope.h"
 #include "memory/caching_allocator.h"
 #include "memory/byte_size.h"
 #include "memory/direct_allocator.h"
-#include "memory/simulation.h"
 
 namespace ember {
 namespace {
@@ -51,7 +51,7 @@ Registry& registry() {
 }  // namespace
 
 DeviceAllocator& allocator_for(Device device) {
-  if (DeviceAllocator* simulated = simulated_allocator_for(device)) return *simulated;
+  if (DeviceAllocator* scoped = scoped_allocator_for(device)) return *scoped;
   cuda::check_device(device, "allocate");
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);

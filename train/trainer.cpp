@@ -13,6 +13,7 @@
 #include "memory/out_of_memory.h"
 #include "models/metrics.h"
 #include "models/sequential.h"
+#include "train/buffer_rollback.h"
 #include "train/checkpoint_sequential.h"
 
 namespace ember::train {
@@ -110,6 +111,7 @@ StepResult Trainer::run_step(const Tensor& images, const Tensor& labels) {
   const int64_t micro_batches = std::min(options_.accum, batch);
   StepResult result;
   result.loss_scale = loss_scale();
+  BufferRollback rollback(*model_);  // forward updates the running statistics; a failed step puts them back
 
   if (fp16_optimizer_) fp16_optimizer_->zero_grad();
   else fp32_optimizer_->zero_grad();
@@ -130,6 +132,7 @@ StepResult Trainer::run_step(const Tensor& images, const Tensor& labels) {
   }
   if (fp16_optimizer_) result.stepped = fp16_optimizer_->step();
   else fp32_optimizer_->step();
+  rollback.keep();
   return result;
 }
 

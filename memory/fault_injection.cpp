@@ -8,7 +8,7 @@ FaultInjectingBackend::FaultInjectingBackend(std::unique_ptr<RawBackend> inner) 
   EMBER_CHECK(inner_ != nullptr, "FaultInjectingBackend: the wrapped backend is null");
 }
 
-void FaultInjectingBackend::arm(Mode mode, int64_t k) {
+void FaultInjectingBackend::set_fault(Mode mode, int64_t k) {
   EMBER_CHECK(k >= 1, "fault injection: k counts backend mallocs from 1, got " << k);
   std::lock_guard<std::mutex> lock(mutex_);
   mode_ = mode;
@@ -16,9 +16,20 @@ void FaultInjectingBackend::arm(Mode mode, int64_t k) {
   armed_calls_ = 0;
 }
 
-void FaultInjectingBackend::fail_from(int64_t k) { arm(Mode::from, k); }
-void FaultInjectingBackend::fail_once(int64_t k) { arm(Mode::once, k); }
-void FaultInjectingBackend::fail_every(int64_t k) { arm(Mode::every, k); }
+void FaultInjectingBackend::fail_from(int64_t k) { set_fault(Mode::from, k); }
+void FaultInjectingBackend::fail_once(int64_t k) { set_fault(Mode::once, k); }
+void FaultInjectingBackend::fail_every(int64_t k) { set_fault(Mode::every, k); }
+
+void FaultInjectingBackend::arm(const std::string& spec, const char* what) {
+  const size_t colon = spec.find(':');
+  const std::string mode = spec.substr(0, colon), count = colon == std::string::npos ? "" : spec.substr(colon + 1);
+  const bool number = !count.empty() && count.size() <= 18 && count.find_first_not_of("0123456789") == std::string::npos;
+  const int64_t k = number ? std::stoll(count) : 0;
+  EMBER_CHECK(k >= 1 && (mode == "from" || mode == "once" || mode == "every"),
+              what << "='" << spec << "': expected from:K (the K-th backend allocation and every later one fail), "
+                                      "once:K (only the K-th) or every:K, with K >= 1");
+  set_fault(mode == "from" ? Mode::from : mode == "once" ? Mode::once : Mode::every, k);
+}
 
 void FaultInjectingBackend::lift() {
   std::lock_guard<std::mutex> lock(mutex_);

@@ -16,9 +16,13 @@
 // Counting starts at the call that arms a fault. Everything else (free, events, capacity,
 // name) goes straight to the wrapped backend. tests/train/test_trainer_faults.cpp fails every
 // allocation of a training step in turn with it.
+//
+// EMBER_FAULT_INJECTION=from:K (or once:K, every:K) arms the process's own allocators the same
+// way when they are made (memory/memory.cpp; docs/memory.md shows it in `ember train`).
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <string>
 
 #include "memory/raw_backend.h"
 
@@ -31,6 +35,8 @@ class FaultInjectingBackend final : public RawBackend {
   void fail_from(int64_t k);
   void fail_once(int64_t k);
   void fail_every(int64_t k);
+  // "from:K", "once:K" or "every:K" as the calls above; `what` names the text's source in errors.
+  void arm(const std::string& spec, const char* what);
   void lift();
 
   int64_t mallocs() const;
@@ -53,7 +59,7 @@ class FaultInjectingBackend final : public RawBackend {
 
  private:
   enum class Mode { none, from, once, every };
-  void arm(Mode mode, int64_t k);
+  void set_fault(Mode mode, int64_t k);
   bool refuse_next();  // under mutex_
 
   std::unique_ptr<RawBackend> inner_;

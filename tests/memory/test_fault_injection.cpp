@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "memory/caching_allocator.h"
@@ -112,4 +113,24 @@ TEST_CASE("a refused malloc is an OutOfMemoryError from the direct allocator", "
   CHECK(s.ooms == 1);
   CHECK(s.allocation_count.current == 2);
   CHECK(s.reserved_bytes.current == static_cast<int64_t>(faults.live_bytes()));
+}
+
+TEST_CASE("a fault written as text (EMBER_FAULT_INJECTION) arms the same way, and bad text is refused", "[fault]") {
+  Faulty f;
+  f.faults->arm("every:3", "EMBER_FAULT_INJECTION");
+  CHECK(f.refused_of(6) == std::vector<int>{3, 6});
+  f.faults->arm("from:2", "EMBER_FAULT_INJECTION");
+  CHECK(f.refused_of(3) == std::vector<int>{2, 3});
+  f.faults->arm("once:1", "EMBER_FAULT_INJECTION");
+  CHECK(f.refused_of(2) == std::vector<int>{1});
+  for (const char* bad : {"", "from", "from:", "from:0", "from:-1", "from:2x", "sometimes:3", "every:99999999999999999999"}) {
+    INFO("'" << bad << "'");
+    try {
+      f.faults->arm(bad, "EMBER_FAULT_INJECTION");
+      FAIL("accepted");
+    } catch (const Error& e) {
+      CHECK(std::string(e.what()).find("EMBER_FAULT_INJECTION='" + std::string(bad) + "': expected from:K") !=
+            std::string::npos);
+    }
+  }
 }

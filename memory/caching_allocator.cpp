@@ -10,21 +10,30 @@
 //   fragmenting the big segments that activations need.
 // - malloc is a ladder: (1) the best-fitting free block of the pool on the
 //   request's stream (smallest that fits, then lowest address); (2) a fresh
-//   segment from the backend; (3) free every cached segment, retry once;
-//   (4) for a request that would share a 20 MiB segment, a segment of just its
-//   size rounded up to 2 MiB; (5) OutOfMemoryError, its message built from the
-//   statistics. Rung 4 is ours, not PyTorch's: on a device of a few dozen MiB
-//   (a --memory-limit, a small budget) a 20 MiB segment is most of the memory,
+//   segment from the backend; (3) wait for the blocks that are free but for
+//   another stream's work (below), put them back in the pools and try (1)
+//   again; (4) free every cached segment, retry (2) once; (5) for a request
+//   that would share a 20 MiB segment, a segment of just its size rounded up
+//   to 2 MiB; (6) OutOfMemoryError, its message built from the statistics.
+//   Rung 5 is ours, not PyTorch's: on a device of a few dozen MiB (a
+//   --memory-limit, a small budget) a 20 MiB segment is most of the memory,
 //   and refusing a 1.5 MiB request with 10 MiB free is no answer (PyTorch's
-//   is expandable segments).
+//   is expandable segments). A backend that refuses (returns nullptr) for any
+//   reason, memory/fault_injection.h's included, goes down the same rungs.
 // - A block larger than needed is split: the remainder goes back to the pool
 //   if it is at least 512 B (small pool) or more than 1 MiB (large pool; smaller
 //   tails stay with the block rather than breed slivers).
 // - free returns the block to its pool and merges it with free neighbours in
-//   its segment. A block is reused only on the stream it was allocated on; if
-//   record_stream() said another stream used it, it waits until an event
-//   recorded on that stream at free time has completed.
-// - empty_cache() returns every entirely free segment to the backend.
+//   its segment. A block is reused only on the stream it was allocated on.
+// - If record_stream() said other streams used it, free records an event on
+//   each of them and the block stays out of the pools (still active) until all
+//   have completed; every allocation polls them. Where an event cannot be
+//   created or recorded, nothing is known about that stream's work, so the
+//   block waits instead for a successful synchronize_stream() of it, which
+//   only rung 3 and empty_cache() attempt (they block until the streams are
+//   done); until then it is never reused, whatever it costs in held memory.
+// - empty_cache() waits for those blocks too, then returns every entirely free
+//   segment to the backend.
 #include "memory/caching_allocator.h"
 
 #include <algorithm>
@@ -46,8 +55,15 @@ struct CachingAllocator::Block {
   MemoryCategory category = MemoryCategory::temporary;
   Block* prev = nullptr;  // neighbours in the same segment, by address
   Block* next = nullptr;
-  std::vector<StreamHandle> stream_uses;
-  std::vector<RawBackend::Event> events;
+  std::vector<StreamHandle> stream_uses;  // other streams that used it (record_stream)
+  // From free on, one per stream in stream_uses: done once its event completes, or for a use
+  // whose event could not be recorded, once that stream is synchronised.
+  struct PendingUse {
+    StreamHandle stream = nullptr;
+    RawBackend::Event event = nullptr;
+    bool recorded = false;
+  };
+  std::vector<PendingUse> pending_uses;
 
   bool whole_segment() const { return prev == nullptr && next == nullptr; }
 };
@@ -79,6 +95,7 @@ CachingAllocator::CachingAllocator(std::unique_ptr<RawBackend> backend) : backen
 
 CachingAllocator::~CachingAllocator() {
   std::lock_guard<std::mutex> lock(mutex_);
+  release_awaiting_blocks(/*wait=*/true);
   release_free_segments();
 }
 
@@ -110,7 +127,8 @@ size_t CachingAllocator::largest_free_locked() const {
   return largest;
 }
 
-CachingAllocator::Block* CachingAllocator::find_free_block(FreeSet& pool, size_t size, StreamHandle stream) {
+CachingAllocator::Block* CachingAllocator::find_free_block(bool small, size_t size, StreamHandle stream) {
+  FreeSet& pool = pool_for(small);
   Block key;
   key.stream = stream;
   key.size = size;
@@ -118,6 +136,7 @@ CachingAllocator::Block* CachingAllocator::find_free_block(FreeSet& pool, size_t
   if (it == pool.end() || (*it)->stream != stream) return nullptr;
   Block* block = *it;
   pool.erase(it);
+  ++stats_.cache_hits;
   return block;
 }
 
@@ -152,30 +171,28 @@ Buffer CachingAllocator::allocate(const AllocationRequest& request) {
   check_allocation_request(request);
   const size_t size = round_size(request.bytes);
   const bool small = size <= kSmallRequestBytes;
+  const size_t segment = segment_size(size);
 
   std::lock_guard<std::mutex> lock(mutex_);
-  process_events();
-  SplitFree split_before;
-  Block* block = find_free_block(pool_for(small), size, request.stream);
-  if (block != nullptr) {
-    ++stats_.cache_hits;
-    split_before = split_free(block);
-  } else {
-    const size_t segment = segment_size(size);
+  release_awaiting_blocks(/*wait=*/false);
+  // The ladder of the policy above: each rung runs only when the ones before found nothing.
+  Block* block = find_free_block(small, size, request.stream);
+  if (block == nullptr) block = reserve_segment(segment, small, request.stream);
+  if (block == nullptr && release_awaiting_blocks(/*wait=*/true) > 0)
+    block = find_free_block(small, size, request.stream);
+  if (block == nullptr) {
+    ++stats_.retries;
+    release_free_segments();
     block = reserve_segment(segment, small, request.stream);
-    if (block == nullptr) {
-      ++stats_.retries;
-      release_free_segments();
-      block = reserve_segment(segment, small, request.stream);
-    }
-    if (block == nullptr && segment == kLargeSegmentBytes)
-      block = reserve_segment((size + kRoundLargeBytes - 1) / kRoundLargeBytes * kRoundLargeBytes, small, request.stream);
-    if (block == nullptr) {
-      ++stats_.ooms;
-      throw OutOfMemoryError(out_of_memory_message(request, backend_->capacity(), stats_, largest_free_locked()),
-                             request.bytes);
-    }
   }
+  if (block == nullptr && segment == kLargeSegmentBytes)
+    block = reserve_segment((size + kRoundLargeBytes - 1) / kRoundLargeBytes * kRoundLargeBytes, small, request.stream);
+  if (block == nullptr) {
+    ++stats_.ooms;
+    throw OutOfMemoryError(out_of_memory_message(request, backend_->capacity(), stats_, largest_free_locked()),
+                           request.bytes);
+  }
+  const SplitFree split_before = split_free(block);  // a fresh segment is unsplit: nothing
   if (should_split(*block, size)) split(block, size);
   block->state = Block::State::allocated;
   block->requested = request.bytes;
@@ -200,7 +217,12 @@ void CachingAllocator::release(void* data, size_t /*bytes*/, Device device, Memo
   stats_.remove_block(n, static_cast<int64_t>(block->requested), block->category, block->small ? 0 : 1);
   notify_allocation_observer(false, block->ptr, n, block->category, nullptr, device, stats_);
   if (!block->stream_uses.empty()) {
-    for (StreamHandle s : block->stream_uses) block->events.push_back(backend_->record_event(s));
+    for (StreamHandle s : block->stream_uses) {
+      Block::PendingUse use;
+      use.stream = s;
+      use.recorded = backend_->record_event(s, use.event);
+      block->pending_uses.push_back(use);
+    }
     block->stream_uses.clear();
     block->state = Block::State::awaiting_events;
     awaiting_events_.push_back(block);
@@ -233,17 +255,35 @@ void CachingAllocator::free_block(Block* block) {
   update_split_stats(split_before, split_free(block));
 }
 
-void CachingAllocator::process_events() {
-  auto done = [&](Block* block) {
-    for (RawBackend::Event e : block->events)
-      if (!backend_->event_done(e)) return false;
-    for (RawBackend::Event e : block->events) backend_->destroy_event(e);
-    block->events.clear();
+// Puts back in the pools the awaiting blocks whose other streams are done with them, and
+// returns how many. Without `wait` it only polls the events; with it, it blocks on each event,
+// or on its whole stream where the event was never recorded or cannot be waited on. A block
+// whose stream cannot be synchronised stays out of the pools.
+size_t CachingAllocator::release_awaiting_blocks(bool wait) {
+  std::vector<StreamHandle> synchronized;  // done with every use recorded before
+  auto stream_done = [&](StreamHandle stream) {
+    if (std::find(synchronized.begin(), synchronized.end(), stream) != synchronized.end()) return true;
+    if (!backend_->synchronize_stream(stream)) return false;
+    synchronized.push_back(stream);
+    return true;
+  };
+  auto use_done = [&](const Block::PendingUse& use) {
+    const bool done = wait ? (use.recorded && backend_->synchronize_event(use.event)) || stream_done(use.stream)
+                           : use.recorded && backend_->event_done(use.event);
+    if (done && use.recorded) backend_->destroy_event(use.event);
+    return done;
+  };
+  auto block_done = [&](Block* block) {
+    auto& uses = block->pending_uses;
+    uses.erase(std::remove_if(uses.begin(), uses.end(), use_done), uses.end());
+    if (!uses.empty()) return false;
     free_block(block);
     return true;
   };
-  awaiting_events_.erase(std::remove_if(awaiting_events_.begin(), awaiting_events_.end(), done),
+  const size_t before = awaiting_events_.size();
+  awaiting_events_.erase(std::remove_if(awaiting_events_.begin(), awaiting_events_.end(), block_done),
                          awaiting_events_.end());
+  return before - awaiting_events_.size();
 }
 
 void CachingAllocator::release_free_segments() {
@@ -264,7 +304,7 @@ void CachingAllocator::release_free_segments() {
 
 void CachingAllocator::empty_cache() {
   std::lock_guard<std::mutex> lock(mutex_);
-  process_events();
+  release_awaiting_blocks(/*wait=*/true);
   release_free_segments();
 }
 

@@ -57,12 +57,12 @@ class CachingAllocator final : public DeviceAllocator {
   };
   using FreeSet = std::set<Block*, BlockOrder>;
 
-  Block* find_free_block(FreeSet& pool, size_t size, StreamHandle stream);
+  Block* find_free_block(bool small, size_t size, StreamHandle stream);
   Block* reserve_segment(size_t segment_bytes, bool small, StreamHandle stream);
   Block* split(Block* block, size_t size);
   void free_block(Block* block);
   void release_free_segments();
-  void process_events();
+  size_t release_awaiting_blocks(bool wait);
   // Free pieces of the segment holding `block`, counted only if the segment is split.
   struct SplitFree {
     int64_t bytes = 0;
@@ -78,7 +78,7 @@ class CachingAllocator final : public DeviceAllocator {
   FreeSet small_free_;
   FreeSet large_free_;
   std::unordered_map<void*, Block*> allocated_;
-  std::vector<Block*> awaiting_events_;  // freed, but still in use on another stream
+  std::vector<Block*> awaiting_events_;  // freed, but maybe still in use on another stream
   MemoryStats stats_;
 };
 

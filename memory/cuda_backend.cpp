@@ -36,21 +36,43 @@ class CudaBackend final : public RawBackend {
     if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) return 0;
     return total_bytes;
   }
-  Event record_event(StreamHandle stream) override {
-    cudaEvent_t event = nullptr;
+  // The event is made on the backend's device, where the stream must be (cudaEventRecord
+  // needs both on one device); the null stream is that device's default stream. Any of these
+  // calls may also return an error left by an earlier asynchronous launch: every failure reads
+  // as "not known", and cudaGetLastError clears the non-sticky ones.
+  bool record_event(StreamHandle stream, Event& event) override {
     cuda::DeviceGuard device(Device(DeviceType::cuda, index_), std::nothrow);
-    if (cudaEventCreateWithFlags(&event, cudaEventDisableTiming) != cudaSuccess) return nullptr;
-    cudaEventRecord(event, static_cast<cudaStream_t>(stream));
-    return event;
+    cudaEvent_t created = nullptr;
+    if (cudaEventCreateWithFlags(&created, cudaEventDisableTiming) != cudaSuccess) {
+      cudaGetLastError();
+      return false;
+    }
+    if (cudaEventRecord(created, static_cast<cudaStream_t>(stream)) != cudaSuccess) {
+      cudaGetLastError();
+      cudaEventDestroy(created);
+      return false;
+    }
+    event = created;
+    return true;
   }
   bool event_done(Event event) override {
     if (event == nullptr) return true;
     const cudaError_t status = cudaEventQuery(static_cast<cudaEvent_t>(event));
-    if (status == cudaErrorNotReady) {
-      cudaGetLastError();
-      return false;
-    }
-    return true;
+    if (status == cudaSuccess) return true;
+    cudaGetLastError();  // cudaErrorNotReady: still pending; anything else: unknown, so not done either
+    return false;
+  }
+  bool synchronize_event(Event event) override {
+    if (event == nullptr) return true;
+    if (cudaEventSynchronize(static_cast<cudaEvent_t>(event)) == cudaSuccess) return true;
+    cudaGetLastError();
+    return false;
+  }
+  bool synchronize_stream(StreamHandle stream) override {
+    cuda::DeviceGuard device(Device(DeviceType::cuda, index_), std::nothrow);
+    if (cudaStreamSynchronize(static_cast<cudaStream_t>(stream)) == cudaSuccess) return true;
+    cudaGetLastError();
+    return false;
   }
   void destroy_event(Event event) noexcept override {
     if (event != nullptr) cudaEventDestroy(static_cast<cudaEvent_t>(event));

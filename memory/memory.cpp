@@ -6,10 +6,11 @@
 #include <mutex>
 
 #include "core/cuda_runtime.h"
+#include "memory/allocator_scope.h"
 #include "memory/caching_allocator.h"
 #include "memory/byte_size.h"
 #include "memory/direct_allocator.h"
-#include "memory/simulation.h"
+#include "memory/fault_injection.h"
 
 namespace ember {
 namespace {
@@ -32,6 +33,11 @@ bool caching_enabled() {
 std::unique_ptr<DeviceAllocator> make_allocator(Device device) {
   std::unique_ptr<RawBackend> backend =
       device.is_cpu() ? make_host_backend(cpu_capacity_from_env()) : make_cuda_backend(device.index);
+  if (const char* faults = std::getenv("EMBER_FAULT_INJECTION")) {  // memory/fault_injection.h
+    auto faulty = std::make_unique<FaultInjectingBackend>(std::move(backend));
+    faulty->arm(faults, "EMBER_FAULT_INJECTION");
+    backend = std::move(faulty);
+  }
   if (caching_enabled()) return std::make_unique<CachingAllocator>(std::move(backend));
   return std::make_unique<DirectAllocator>(std::move(backend));
 }
@@ -51,7 +57,7 @@ Registry& registry() {
 }  // namespace
 
 DeviceAllocator& allocator_for(Device device) {
-  if (DeviceAllocator* simulated = simulated_allocator_for(device)) return *simulated;
+  if (DeviceAllocator* scoped = scoped_allocator_for(device)) return *scoped;
   cuda::check_device(device, "allocate");
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);

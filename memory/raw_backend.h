@@ -20,11 +20,24 @@ class RawBackend {
   virtual size_t capacity() const = 0;
   // Changes the limit (host backend); others throw.
   virtual void set_capacity(size_t bytes);
-  // Stream events, for the caching allocator's cross-stream rule. Synchronous
-  // backends (the host) have no streams: an event is always complete.
+  // Streams and events, for the caching allocator's cross-stream rule. Every call reports
+  // failure instead of throwing (the allocator calls them from free, which must not throw).
+  // The defaults are for synchronous backends (the host): their work is done when a call
+  // returns, so an event is recorded as null and always complete, and nothing needs waiting.
   using Event = void*;
-  virtual Event record_event(StreamHandle /*stream*/) { return nullptr; }
+  // Records an event on `stream` after the work queued there so far. False when the event
+  // cannot be created or recorded: then nothing is known about the stream (`event` is unset,
+  // and nothing is left to destroy).
+  virtual bool record_event(StreamHandle /*stream*/, Event& event) {
+    event = nullptr;
+    return true;
+  }
+  // True only when the event is known to be complete: an error answers false.
   virtual bool event_done(Event /*event*/) { return true; }
+  // Blocks until the event completes, or until all work queued on the stream so far is done.
+  // False when that cannot be known (an error).
+  virtual bool synchronize_event(Event /*event*/) { return true; }
+  virtual bool synchronize_stream(StreamHandle /*stream*/) { return true; }
   virtual void destroy_event(Event /*event*/) noexcept {}
   virtual Device device() const = 0;
   virtual std::string name() const = 0;

@@ -40,30 +40,24 @@ class SimulatedBackend final : public RawBackend {
   uintptr_t next_ = uintptr_t{1} << 46;
 };
 
-struct ThreadSimulation {
-  Device device;
-  DeviceAllocator* allocator = nullptr;
-};
-thread_local ThreadSimulation current;
+thread_local bool simulation_alive = false;
 
 }  // namespace
 
-SimulationScope::SimulationScope(Device device, size_t capacity) : device_(device) {
-  EMBER_CHECK(current.allocator == nullptr, "SimulationScope: simulations do not nest");
+SimulationScope::SimulationScope(Device device, size_t capacity) {
+  EMBER_CHECK(!simulation_alive, "SimulationScope: simulations do not nest");
   allocator_ = new CachingAllocator(std::make_unique<SimulatedBackend>(device, capacity));
-  current = ThreadSimulation{device, allocator_};
+  scope_.emplace(device, *allocator_);
+  simulation_alive = true;
   set_simulating(true);
 }
 
 SimulationScope::~SimulationScope() {
   set_simulating(false);
-  current = ThreadSimulation{};
+  simulation_alive = false;
+  scope_.reset();
   // Tensors still alive release into this allocator later: it stays (a few hundred bytes) if any do.
   if (allocator_->stats().allocated_bytes.current == 0) delete allocator_;
-}
-
-DeviceAllocator* simulated_allocator_for(Device device) {
-  return current.allocator != nullptr && current.device == device ? current.allocator : nullptr;
 }
 
 }  // namespace ember

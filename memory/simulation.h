@@ -15,8 +15,10 @@
 // Scopes do not nest. Tensors that outlive the scope keep its allocator alive (it is never
 // destroyed while it holds blocks), but their values are meaningless.
 #include <cstddef>
+#include <optional>
 
 #include "core/device.h"
+#include "memory/allocator_scope.h"
 #include "memory/device_allocator.h"
 
 namespace ember {
@@ -33,11 +35,8 @@ class SimulationScope {
   MemoryStats stats() const { return allocator_->stats(); }
 
  private:
-  Device device_;
   DeviceAllocator* allocator_;
+  std::optional<AllocatorScope> scope_;  // makes allocator_ serve the device on this thread
 };
-
-// The allocator serving `device` in this thread's simulation, or nullptr (memory/memory.cpp asks).
-DeviceAllocator* simulated_allocator_for(Device device);
 
 }  // namespace ember

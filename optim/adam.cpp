@@ -28,13 +28,21 @@ void Adam::step_impl() {
   k.lr = lr();  // schedules change it through set_lr()
   k.decoupled = decoupled_;
   const std::vector<Tensor>& params = parameters();
+  // Both moments of every parameter that has none yet are made before any parameter moves, so an
+  // out-of-memory leaves the parameters and the moments as they were. They start at 0 (the bias
+  // corrections assume it); the caller's scope makes them optimizer_state.
+  std::vector<Tensor> fresh_avgs(params.size()), fresh_avg_sqs(params.size());
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (!params[i].grad().defined() || exp_avgs_[i].defined()) continue;
+    fresh_avgs[i] = zeros_like(params[i]);
+    fresh_avg_sqs[i] = zeros_like(params[i]);
+  }
   for (size_t i = 0; i < params.size(); ++i) {
     const Tensor grad = params[i].grad();
     if (!grad.defined()) continue;
-    if (!exp_avgs_[i].defined()) {
-      // Both moments start at 0 (the bias corrections assume it); the caller's scope makes them optimizer_state.
-      exp_avgs_[i] = zeros_like(params[i]);
-      exp_avg_sqs_[i] = zeros_like(params[i]);
+    if (fresh_avgs[i].defined()) {
+      exp_avgs_[i] = std::move(fresh_avgs[i]);
+      exp_avg_sqs_[i] = std::move(fresh_avg_sqs[i]);
     }
     kernels::adam_step_(params[i], grad, exp_avgs_[i], exp_avg_sqs_[i], k, steps_[i] + 1);
     ++steps_[i];  // only once the update happened (a rejected gradient leaves the count alone)

@@ -20,14 +20,18 @@ void SGD::step_impl() {
   kernels::SgdOptions k = options_.values;
   k.lr = lr();  // schedules change it through set_lr()
   const std::vector<Tensor>& params = parameters();
+  // Every missing buffer is made before any parameter moves, so an out-of-memory leaves the
+  // parameters and the buffers as they were. No need to zero one: its first step writes the gradient into it.
+  std::vector<Tensor> fresh(params.size());
+  if (k.momentum != 0.0)
+    for (size_t i = 0; i < params.size(); ++i)
+      if (params[i].grad().defined() && !momentum_buffers_[i].defined()) fresh[i] = empty_like(params[i]);
   for (size_t i = 0; i < params.size(); ++i) {
     const Tensor grad = params[i].grad();
     if (!grad.defined()) continue;
-    Tensor& buffer = momentum_buffers_[i];
-    const bool first_step = k.momentum != 0.0 && !buffer.defined();
-    // No need to zero it: the first step writes the gradient into it.
-    if (first_step) buffer = empty_like(params[i]);
-    kernels::sgd_step_(params[i], grad, buffer, k, first_step);
+    const bool first_step = fresh[i].defined();
+    if (first_step) momentum_buffers_[i] = std::move(fresh[i]);
+    kernels::sgd_step_(params[i], grad, momentum_buffers_[i], k, first_step);
   }
 }
 

@@ -15,6 +15,7 @@
 #include "models/metrics.h"
 #include "models/sequential.h"
 #include "optim/state_dict.h"
+#include "train/buffer_rollback.h"
 #include "train/checkpoint_sequential.h"
 
 namespace ember::train {
@@ -112,6 +113,7 @@ StepResult Trainer::run_step(const Tensor& images, const Tensor& labels) {
   const int64_t micro_batches = std::min(options_.accum, batch);
   StepResult result;
   result.loss_scale = loss_scale();
+  BufferRollback rollback(*model_);  // forward updates the running statistics; a failed step puts them back
 
   if (fp16_optimizer_) fp16_optimizer_->zero_grad();
   else fp32_optimizer_->zero_grad();
@@ -127,7 +129,8 @@ StepResult Trainer::run_step(const Tensor& images, const Tensor& labels) {
     const double micro_loss = loss.item<double>();
     // Under fp16 the loss scaler owns this case: the gradients are inf/NaN too and the step is skipped.
     EMBER_CHECK(fp16_optimizer_ || std::isfinite(micro_loss),
-                "Trainer::step: the loss of step " << steps_ + 1 << " is " << (std::isnan(micro_loss) ? "nan" : micro_loss > 0 ? "inf" : "-inf") << " (micro-batch " << m + 1
+                "Trainer::step: the loss of step " << steps_ + 1 << " is "
+                    << (std::isnan(micro_loss) ? "nan" : micro_loss > 0 ? "inf" : "-inf") << " (micro-batch " << m + 1
                     << " of " << micro_batches << "); training stopped before this step's update, so the weights "
                        "are those after step " << steps_ << ". Lower the learning rate, or find the first op "
                        "whose output is not finite with anomaly detection (ember train --detect-anomaly)");
@@ -139,6 +142,7 @@ StepResult Trainer::run_step(const Tensor& images, const Tensor& labels) {
   }
   if (fp16_optimizer_) result.stepped = fp16_optimizer_->step();
   else fp32_optimizer_->step();
+  rollback.keep();
   ++steps_;
   return result;
 }

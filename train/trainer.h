@@ -64,7 +64,9 @@ class Trainer {
 
   // One optimizer step on images [B, ...] f32 and labels [B] i64. Splits into min(accum, B)
   // micro-batches of near-equal size. An OutOfMemoryError gets a line on which techniques
-  // this step already used and which are left (or the advice set below).
+  // this step already used and which are left (or the advice set below). All or nothing: a
+  // step that throws leaves the parameters, the buffers (train/buffer_rollback.h) and the
+  // optimizer's state as they were; the gradients it made go at the next step's zero_grad.
   StepResult step(const Tensor& images, const Tensor& labels);
   // Replaces that line: `advice(micro_batch)` runs after the failed step's tensors are freed.
   // ember train sets one that quotes the planner's figures (apps/memory_budget.h).

@@ -7,35 +7,14 @@
 
 #include "memory/caching_allocator.h"
 #include "memory/out_of_memory.h"
-#include "tests/support/fake_backend.h"
+#include "tests/support/fake_cache.h"
 
 using namespace ember;
-using test::FakeBackend;
+using test::stream_id;
+using Fixture = test::FakeCache;
 
 namespace {
-
 constexpr size_t kKiB = 1024, kMiB = 1024 * 1024;
-
-struct Fixture {
-  explicit Fixture(size_t capacity = 1024 * kMiB) {
-    auto owned = std::make_unique<FakeBackend>(capacity);
-    backend = owned.get();
-    cache = std::make_unique<CachingAllocator>(std::move(owned));
-  }
-  Buffer alloc(size_t bytes, StreamHandle stream = nullptr, MemoryCategory c = MemoryCategory::activation) {
-    AllocationRequest r;
-    r.bytes = bytes;
-    r.stream = stream;
-    r.category = c;
-    r.op = "test";
-    return cache->allocate(r);
-  }
-  FakeBackend* backend;
-  std::unique_ptr<CachingAllocator> cache;
-};
-
-StreamHandle stream_id(uintptr_t id) { return reinterpret_cast<StreamHandle>(id); }
-
 }  // namespace
 
 TEST_CASE("requests are rounded up to 512 bytes", "[caching]") {
@@ -99,31 +78,6 @@ TEST_CASE("best fit: the smallest free block that fits", "[caching]") {
   // Free blocks now: 1.5 MiB at the start, 3 MiB in the middle, the tail (~11.5 MiB).
   Buffer c = f.alloc(2560 * kKiB);  // 2.5 MiB: only the 3 MiB hole and the tail fit; the hole is smaller
   CHECK(c.data() == mid_ptr);
-}
-
-TEST_CASE("a block is reused only on the stream it was allocated on", "[caching]") {
-  Fixture f;
-  Buffer a = f.alloc(4 * kKiB, stream_id(1));
-  a = Buffer();
-  Buffer b = f.alloc(4 * kKiB, stream_id(2));
-  CHECK(f.backend->mallocs() == 2);
-  Buffer c = f.alloc(4 * kKiB, stream_id(1));
-  CHECK(f.backend->mallocs() == 2);
-  CHECK(f.cache->stats().cache_hits == 1);
-}
-
-TEST_CASE("record_stream delays reuse until the other stream's event completes", "[caching]") {
-  Fixture f;
-  Buffer a = f.alloc(4 * kKiB, stream_id(1));
-  void* p = a.data();
-  f.cache->record_stream(a, stream_id(2));
-  a = Buffer();
-  CHECK(f.cache->stats().active_bytes.current == static_cast<int64_t>(4 * kKiB));  // still in use on stream 2
-  Buffer b = f.alloc(4 * kKiB, stream_id(1));
-  CHECK(b.data() != p);
-  f.backend->complete_events();
-  Buffer c = f.alloc(4 * kKiB, stream_id(1));
-  CHECK(c.data() == p);
 }
 
 TEST_CASE("a failed reservation frees cached segments and retries once", "[caching]") {

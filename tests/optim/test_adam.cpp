@@ -5,8 +5,10 @@
 #include <vector>
 
 #include "kernels/ops.h"
+#include "memory/allocator_scope.h"
 #include "memory/memory.h"
 #include "optim/adam.h"
+#include "tests/support/faulty_allocator.h"
 #include "tests/support/op_contract.h"
 
 using namespace ember;
@@ -135,6 +137,27 @@ TEST_CASE("Adam state: lazy fp32 moments as optimizer_state, per-parameter step 
   CHECK(adam.step_count(0) == 2);
   CHECK(adam.step_count(1) == 1);
   expect_values(b, {first_step(3, 1, 0.5, 1e-8), first_step(4, -1, 0.5, 1e-8)}, 1e-6, "adam b first step, lr 0.5");
+}
+
+TEST_CASE("Adam: an out-of-memory while it makes its moments leaves everything as it was", "[adam][fault]") {
+  const auto after_one_step = [](bool fault) {
+    test::FaultyAllocator faulty;  // before the optimizer: its moments come from here
+    Tensor a = from_vector<float>({1, -2}, {2}).requires_grad_(), b = from_vector<float>({3}, {1}).requires_grad_();
+    optim::Adam adam({a, b}, optim::AdamOptions(0.1));
+    a.set_grad(from_vector<float>({0.5, 1}, {2}));
+    b.set_grad(from_vector<float>({2}, {1}));
+    if (fault) {
+      AllocatorScope scope(kCPU, *faulty.allocator);
+      faulty.faults->fail_once(2);  // a's second moment: the first used to stay, alone
+      CHECK_THROWS_AS(adam.step(), OutOfMemoryError);
+      expect_values(a, {1, -2}, 0, "a untouched");
+      CHECK(adam.state_bytes() == 0);
+    }
+    AllocatorScope scope(kCPU, *faulty.allocator);
+    adam.step();
+    return std::vector<std::vector<double>>{a.to_vector<double>(), b.to_vector<double>()};
+  };
+  CHECK(after_one_step(/*fault=*/true) == after_one_step(/*fault=*/false));
 }
 
 TEST_CASE("Adam rejects bad options, adam_step_ names the op and the shapes", "[adam][errors]") {

@@ -1,7 +1,9 @@
 #include <vector>
 
+#include "memory/allocator_scope.h"
 #include "memory/memory.h"
 #include "optim/sgd.h"
+#include "tests/support/faulty_allocator.h"
 #include "tests/support/op_contract.h"
 
 using namespace ember;
@@ -114,6 +116,28 @@ TEST_CASE("SGD momentum buffers are allocated lazily as optimizer state", "[sgd]
   optim::SGD plain({p}, optim::SgdOptions(0.1));
   plain.step();
   CHECK_FALSE(plain.momentum_buffer(0).defined());
+}
+
+TEST_CASE("SGD: an out-of-memory while it makes its momentum buffers leaves everything as it was", "[sgd][fault]") {
+  test::FaultyAllocator faulty;  // before the optimizer: its buffers come from here
+  Tensor a = from_vector<float>({1, -2}, {2}).requires_grad_(), b = from_vector<float>({3}, {1}).requires_grad_();
+  optim::SGD sgd({a, b}, optim::SgdOptions(0.1).momentum(0.9));
+  a.set_grad(from_vector<float>({0.5, 1}, {2}));
+  b.set_grad(from_vector<float>({2}, {1}));
+  {
+    AllocatorScope scope(kCPU, *faulty.allocator);
+    faulty.faults->fail_once(2);  // b's buffer, after a's was made
+    CHECK_THROWS_AS(sgd.step(), OutOfMemoryError);
+  }
+  expect_values(a, {1, -2}, 0, "a untouched");  // it used to be updated already
+  CHECK_FALSE(sgd.momentum_buffer(0).defined());
+  CHECK(sgd.state_bytes() == 0);
+  {
+    AllocatorScope scope(kCPU, *faulty.allocator);
+    sgd.step();
+  }
+  expect_values(a, {0.95, -2.1}, 1e-6, "a after one step");
+  expect_values(b, {2.8}, 1e-6, "b after one step");
 }
 
 TEST_CASE("SGD rejects bad options and non-leaf parameters", "[sgd][errors]") {

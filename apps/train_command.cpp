@@ -166,7 +166,7 @@ namespace {
 WorkloadSpec training_workload(const TrainOptions& o, const TrainData& train_data, Device device,
                                const TechniqueOptions& technique) {
   WorkloadSpec spec{o.model, o.batch, o.optimizer, technique, device};
-  spec.data_batches = static_cast<int>(loader_options(train_data, o.batch, true, o.seed, device).prefetch_batches) + 1;
+  spec.data_batches = static_cast<int>(loader_options(train_data, o.batch, true, o.seed, device).prefetch_batches()) + 1;
   spec.sample = sample_shape(train_data.train);
   spec.classes = train_data.train.num_classes;
   if (device.is_cpu()) {

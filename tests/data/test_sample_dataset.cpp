@@ -66,7 +66,7 @@ TEST_CASE("a lambda dataset through the loader: every sample once per epoch, shu
   CHECK(epoch0.front() != std::vector<int64_t>{0, 1, 2});
 }
 
-TEST_CASE("drop_last skips the short batch; no background thread gives the same batches", "[data][sample_dataset]") {
+TEST_CASE("drop_last skips the short batch, and no background thread gives the same batches", "[data][sample_dataset]") {
   const auto options = DataLoaderOptions().batch_size(4).shuffle(true).seed(9).drop_last(true);
   DataLoader threaded(points(10), options);
   DataLoader inline_loader(points(10), DataLoaderOptions(options).workers(0));

@@ -81,7 +81,7 @@ TEST_CASE("AdamW's weight decay: 0.01 unless set, an explicit 0 kept", "[optim][
   CHECK(optim::AdamW({p}, optim::AdamOptions().weight_decay(0.2)).param_groups()[0].weight_decay == 0.2);
 }
 
-TEST_CASE("set_lr sets every group, set_group_lr one; bad groups are refused", "[optim][param_groups][errors]") {
+TEST_CASE("set_lr sets every group, set_group_lr one, bad groups are refused", "[optim][param_groups][errors]") {
   TwoGroups t;
   optim::SGD sgd(t.groups(), optim::SgdOptions(1.0));
   sgd.set_group_lr(1, 0.5);

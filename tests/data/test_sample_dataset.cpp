@@ -120,3 +120,23 @@ TEST_CASE("SampleDataset errors name the sample and the rule", "[data][sample_da
   expect_error_contains([&] { DataLoader(points(0), DataLoaderOptions()); }, {"empty"});
   expect_error_contains([] { DataLoaderOptions().workers(2); }, {"workers", "0", "1", "got 2"});
 }
+
+EMBER_CUDA_TEST_CASE("a CUDA loader over a SampleDataset delivers the CPU loader's batches", "[data][sample_dataset]") {
+  const auto options = DataLoaderOptions().batch_size(3).shuffle(true).seed(2);
+  for (int64_t workers : {0, 1}) {
+    DataLoader cpu(points(11), DataLoaderOptions(options).workers(workers));
+    DataLoader gpu(points(11), DataLoaderOptions(options).workers(workers).device(kCUDA));
+    for (int epoch = 0; epoch < 2; ++epoch) {
+      cpu.start_epoch(epoch);
+      gpu.start_epoch(epoch);
+      Batch x, y;
+      while (cpu.next(x)) {
+        REQUIRE(gpu.next(y));
+        CHECK(y.images.is_cuda());
+        CHECK(x.images.to_vector<float>() == y.images.to_vector<float>());
+        CHECK(x.labels.to_vector<int64_t>() == y.labels.to_vector<int64_t>());
+      }
+      CHECK_FALSE(gpu.next(y));
+    }
+  }
+}

@@ -69,7 +69,8 @@ class Optimizer {
   // momentum_buffer; Adam and AdamW: exp_avg, exp_avg_sq, step). A parameter's entries are
   // absent until its first update made them, as in PyTorch. Loading restores them on the
   // parameters' device and dtype, checking each shape; a missing rate keeps the current one,
-  // an entry the rule does not know throws (so does a state saved with another group count).
+  // an entry the rule does not know throws (so does the rate entry of a state saved with more
+  // groups, or with one group loaded into several, or the reverse).
   NamedTensors state_dict() const;
   void load_state_dict(const TensorMap& state);
 

@@ -350,8 +350,8 @@ std::string lab_data_loading(const LabSetup& setup) {
           return make_optimizer("sgd", std::move(params), recipe.lr, recipe.momentum, recipe.nesterov, 0.0);
         });
         data::DataLoaderOptions options = loader_options(data, kBatch, true, 0, kCPU);
-        options.prefetch = prefetch == 1;
-        if (augmented) options.transforms.random_crop(4).random_horizontal_flip();
+        options.prefetch(prefetch == 1);
+        if (augmented) options.transforms().random_crop(4).random_horizontal_flip();
         data::DataLoader loader(data.train, options);
         loader.start_epoch(0);
         const bool record = repeat == 0 && augmented == 1;

@@ -131,7 +131,8 @@ CLI::App* add_train_command(CLI::App& app, TrainOptions& o) {
   cmd->add_option("--batch", o.batch, "Mini-batch size (default: the model's recipe)")->check(positive_integer());
   cmd->add_option("--lr", o.lr, "(Peak) learning rate (default: the model's recipe)")->check(non_negative_number());
   cmd->add_option("--momentum", o.momentum, "SGD momentum")->check(fraction())->capture_default_str();
-  cmd->add_option("--weight-decay", o.weight_decay, "L2 weight decay (default: the model's recipe)")
+  cmd->add_option("--weight-decay", o.weight_decay, "Weight decay, L2 for sgd and adam, decoupled for adamw (default: the model's "
+                  "recipe, given to adamw too in place of AdamW's own default 0.01)")
       ->check(non_negative_number());
   cmd->add_option("--schedule", o.schedule,
                   "Learning-rate schedule, per step: constant | step | cosine | onecycle (default: the recipe's)")
@@ -165,7 +166,7 @@ namespace {
 WorkloadSpec training_workload(const TrainOptions& o, const TrainData& train_data, Device device,
                                const TechniqueOptions& technique) {
   WorkloadSpec spec{o.model, o.batch, o.optimizer, technique, device};
-  spec.data_batches = static_cast<int>(loader_options(train_data, o.batch, true, o.seed, device).prefetch_batches) + 1;
+  spec.data_batches = static_cast<int>(loader_options(train_data, o.batch, true, o.seed, device).prefetch_batches()) + 1;
   spec.sample = sample_shape(train_data.train);
   spec.classes = train_data.train.num_classes;
   if (device.is_cpu()) {

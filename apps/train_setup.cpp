@@ -26,12 +26,8 @@ TrainData load_train_data(const std::string& name, const std::string& dir, const
 
 data::DataLoaderOptions loader_options(const TrainData& data, int64_t batch, bool shuffle, uint64_t seed,
                                        Device device) {
-  data::DataLoaderOptions o;
-  o.batch_size = batch;
-  o.shuffle = shuffle;
-  o.seed = seed;
-  o.device = device;
-  if (!data.mean.empty()) o.transforms.normalize(data.mean, data.std);
+  data::DataLoaderOptions o = data::DataLoaderOptions(batch).shuffle(shuffle).seed(seed).device(device);
+  if (!data.mean.empty()) o.transforms().normalize(data.mean, data.std);
   return o;
 }
 

@@ -1,6 +1,7 @@
 #include "data/data_loader.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "core/cuda_runtime.h"
 #include "core/error.h"
@@ -25,31 +26,56 @@ size_t labels_offset(size_t image_bytes) {
 DataLoader::DataLoader(Dataset dataset, DataLoaderOptions options)
     : dataset_(std::move(dataset)), options_(std::move(options)) {
   check_dataset(dataset_, "DataLoader");
-  EMBER_CHECK(options_.batch_size > 0, "DataLoader: batch_size " << options_.batch_size << " must be > 0");
-  EMBER_CHECK(options_.prefetch_batches >= 1,
-              "DataLoader: prefetch_batches " << options_.prefetch_batches << " must be >= 1");
-  check_transforms(options_.transforms, dataset_.channels(), "DataLoader");
-  cuda::check_device(options_.device, "DataLoader");
-  if (options_.device.is_cuda()) {
-    // Enough staging buffers that the prefetch thread never refills one the consumer
-    // still copies from (see the invariant in data/prefetcher.h).
-    const int64_t buffers = options_.prefetch ? options_.prefetch_batches + 1 : 1;
-    const size_t image_bytes = static_cast<size_t>(options_.batch_size * dataset_.channels() * dataset_.height() *
-                                                           dataset_.width()) * sizeof(float);
-    for (int64_t i = 0; i < buffers; ++i)
-      staging_.emplace_back(labels_offset(image_bytes) + static_cast<size_t>(options_.batch_size) * sizeof(int64_t));
-  }
+  size_ = dataset_.size();
+  sample_shape_ = {dataset_.channels(), dataset_.height(), dataset_.width()};
+  check_options();
+  check_transforms(options_.transforms(), dataset_.channels(), "DataLoader");
+  make_staging_buffers();
+}
+
+DataLoader::DataLoader(std::shared_ptr<const SampleDataset> dataset, DataLoaderOptions options)
+    : samples_(std::move(dataset)), options_(std::move(options)) {
+  EMBER_CHECK(samples_ != nullptr, "DataLoader: no dataset");
+  size_ = samples_->size();
+  EMBER_CHECK(size_ > 0, "DataLoader: the dataset is empty");
+  check_options();
+  EMBER_CHECK(!options_.transforms().is_random() && options_.transforms().mean.empty(),
+              "DataLoader: options.transforms() apply to an in-memory Dataset only; transform a SampleDataset "
+              "with data::map");
+  const Sample first = samples_->get(0);
+  EMBER_CHECK(first.image.defined(), "DataLoader: sample 0 has no image");
+  sample_shape_ = first.image.sizes();
+  make_staging_buffers();
+}
+
+void DataLoader::check_options() const {
+  EMBER_CHECK(options_.batch_size() > 0, "DataLoader: batch_size " << options_.batch_size() << " must be > 0");
+  EMBER_CHECK(options_.prefetch_batches() >= 1,
+              "DataLoader: prefetch_batches " << options_.prefetch_batches() << " must be >= 1");
+  cuda::check_device(options_.device(), "DataLoader");
+}
+
+void DataLoader::make_staging_buffers() {
+  if (!options_.device().is_cuda()) return;
+  // Enough staging buffers that the prefetch thread never refills one the consumer
+  // still copies from (see the invariant in data/prefetcher.h).
+  const int64_t buffers = options_.prefetch() ? options_.prefetch_batches() + 1 : 1;
+  int64_t sample_numel = 1;
+  for (int64_t size : sample_shape_) sample_numel *= size;
+  const size_t image_bytes = static_cast<size_t>(options_.batch_size() * sample_numel) * sizeof(float);
+  for (int64_t i = 0; i < buffers; ++i)
+    staging_.emplace_back(labels_offset(image_bytes) + static_cast<size_t>(options_.batch_size()) * sizeof(int64_t));
 }
 
 DataLoader::~DataLoader() { prefetcher_.reset(); }
 
 int64_t DataLoader::batches_per_epoch() const {
-  const int64_t n = dataset_.size(), b = options_.batch_size;
-  return options_.drop_last ? n / b : (n + b - 1) / b;
+  const int64_t n = size_, b = options_.batch_size();
+  return options_.drop_last() ? n / b : (n + b - 1) / b;
 }
 
 std::vector<int64_t> DataLoader::sample_order(int64_t epoch) const {
-  return epoch_order(dataset_.size(), options_.shuffle, options_.seed, epoch);
+  return epoch_order(size_, options_.shuffle(), options_.seed(), epoch);
 }
 
 void DataLoader::start_epoch(int64_t epoch, int64_t first_batch) {
@@ -60,10 +86,10 @@ void DataLoader::start_epoch(int64_t epoch, int64_t first_batch) {
   prefetcher_.reset();  // joins the thread of the epoch in progress before order_ changes
   epoch_ = epoch;
   order_ = sample_order(epoch);
-  transform_state_ = transform_state(options_.seed, epoch, dataset_.size());
+  transform_state_ = transform_state(options_.seed(), epoch, size_);
   next_batch_ = first_batch;
-  if (options_.prefetch)
-    prefetcher_ = std::make_unique<Prefetcher>(batches_per_epoch() - first_batch, options_.prefetch_batches,
+  if (options_.prefetch())
+    prefetcher_ = std::make_unique<Prefetcher>(batches_per_epoch() - first_batch, options_.prefetch_batches(),
                                                [this, first_batch](int64_t k) { return make_host_batch(first_batch + k); });
 }
 
@@ -76,7 +102,7 @@ bool DataLoader::next(Batch& batch) {
     if (next_batch_ >= batches_per_epoch()) return false;
     host = make_host_batch(next_batch_++);
   }
-  batch = options_.device.is_cuda() ? to_device(std::move(host)) : std::move(host);
+  batch = options_.device().is_cuda() ? to_device(std::move(host)) : std::move(host);
   return true;
 }
 
@@ -91,13 +117,14 @@ DataLoader::Iterator DataLoader::end() { return Iterator(); }
 Batch DataLoader::make_host_batch(int64_t k) {
   CategoryScope scope(MemoryCategory::data);
   PhaseScope phase(Phase::data);
-  const int64_t n = dataset_.size();
-  const int64_t first = k * options_.batch_size;
-  const int64_t count = std::min(options_.batch_size, n - first);
-  const Shape image_shape{count, dataset_.channels(), dataset_.height(), dataset_.width()};
+  const int64_t first = k * options_.batch_size();
+  const int64_t count = std::min(options_.batch_size(), size_ - first);
+  std::vector<int64_t> image_sizes = sample_shape_;
+  image_sizes.insert(image_sizes.begin(), count);
+  const Shape image_shape(image_sizes);
   Batch batch;
   batch.index = k;
-  if (options_.device.is_cuda()) {
+  if (options_.device().is_cuda()) {
     PinnedBuffer& staging = staging_[static_cast<size_t>(k) % staging_.size()];
     staging.wait_copies();  // the copy of the batch that used it last must be done
     batch.images = staging.view(image_shape, DType::f32);
@@ -107,13 +134,36 @@ Batch DataLoader::make_host_batch(int64_t k) {
     batch.labels = empty(Shape{count}, DType::i64);
   }
   const int64_t* indices = order_.data() + first;
+  if (samples_) {
+    gather_samples(indices, count, batch);
+    return batch;
+  }
   if (count > 0)
-    transform_batch(options_.transforms, dataset_.images, indices, count, transform_state_,
+    transform_batch(options_.transforms(), dataset_.images, indices, count, transform_state_,
                     batch.images.data<float>());
   const int64_t* labels = dataset_.labels.data<int64_t>();
   int64_t* out = batch.labels.data<int64_t>();
   for (int64_t i = 0; i < count; ++i) out[i] = labels[indices[i]];
   return batch;
+}
+
+void DataLoader::gather_samples(const int64_t* indices, int64_t count, Batch& batch) const {
+  const Shape sample_shape(sample_shape_);
+  const size_t sample_bytes = static_cast<size_t>(sample_shape.numel()) * sizeof(float);
+  auto* images = static_cast<uint8_t*>(batch.images.data_ptr());
+  int64_t* labels = batch.labels.data<int64_t>();
+  for (int64_t i = 0; i < count; ++i) {
+    const Sample sample = samples_->get(indices[i]);
+    const Tensor& image = sample.image;
+    EMBER_CHECK(image.defined() && image.dtype() == DType::f32 && image.device().is_cpu() &&
+                    image.shape() == sample_shape,
+                "DataLoader: sample " << indices[i] << " must be an f32 CPU tensor of shape " << sample_shape
+                                      << " (sample 0's), got " << (image.defined() ? image.str() : "undefined"));
+    EMBER_CHECK(sample.label >= 0, "DataLoader: sample " << indices[i] << " has label " << sample.label
+                                                        << ", labels must be >= 0");
+    std::memcpy(images + static_cast<size_t>(i) * sample_bytes, image.data_ptr(), sample_bytes);
+    labels[i] = sample.label;
+  }
 }
 
 Batch DataLoader::to_device(Batch host) {
@@ -122,8 +172,8 @@ Batch DataLoader::to_device(Batch host) {
   PinnedBuffer& staging = staging_[static_cast<size_t>(host.index) % staging_.size()];
   Batch batch;
   batch.index = host.index;
-  batch.images = empty(host.images.shape(), TensorOptions().dtype(DType::f32).device(options_.device));
-  batch.labels = empty(host.labels.shape(), TensorOptions().dtype(DType::i64).device(options_.device));
+  batch.images = empty(host.images.shape(), TensorOptions().dtype(DType::f32).device(options_.device()));
+  batch.labels = empty(host.labels.shape(), TensorOptions().dtype(DType::i64).device(options_.device()));
   staging.copy_to_device_async(batch.images, 0);
   staging.copy_to_device_async(batch.labels, labels_offset(host.images.nbytes()));
   return batch;

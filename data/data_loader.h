@@ -3,12 +3,8 @@
 // to the training device, prepared ahead on a background thread.
 //
 //   using namespace ember::data;
-//   DataLoaderOptions options;
-//   options.batch_size = 128;
-//   options.shuffle = true;
-//   options.seed = 42;
-//   options.device = ember::kCUDA;
-//   options.transforms.normalize({kFashionMnistMean}, {kFashionMnistStd});
+//   DataLoaderOptions options = DataLoaderOptions().batch_size(128).shuffle(true).seed(42).device(ember::kCUDA);
+//   options.transforms().normalize({kFashionMnistMean}, {kFashionMnistStd});
 //   DataLoader loader(load_fashion_mnist(kFashionMnistDir, Split::train), options);
 //   for (int epoch = 0; epoch < 10; ++epoch)
 //     for (Batch& batch : loader)             // each loop is the next epoch: 0, 1, 2, ...
@@ -20,6 +16,10 @@
 // batches; an exception on the prefetch thread is rethrown by next(); destroying
 // the loader mid-epoch stops and joins the thread.
 //
+// A dataset written as a SampleDataset (data/sample_dataset.h: size(), get(i)) goes through
+// the same loader with the same guarantees; its samples are gathered into batches on the
+// background thread, and its transforms are the dataset's own (map()), not options.transforms().
+//
 // Memory: batch tensors are allocated under CategoryScope(MemoryCategory::data).
 // On a CUDA device each batch is written into a pinned (page-locked) staging
 // buffer and copied with cudaMemcpyAsync, so the copy overlaps the training step.
@@ -28,31 +28,22 @@
 #include <memory>
 #include <vector>
 
-#include "core/device.h"
 #include "core/generator.h"
 #include "data/batch.h"
 #include "data/dataset.h"
-#include "data/transforms.h"
+#include "data/sample_dataset.h"
+#include "data/data_loader_options.h"
 
 namespace ember::data {
 
 class PinnedBuffer;
 class Prefetcher;
 
-struct DataLoaderOptions {
-  int64_t batch_size = 64;
-  bool shuffle = false;
-  uint64_t seed = 0;              // shuffling and random transforms depend on (seed, epoch) only
-  bool drop_last = false;         // skip the last batch when it is smaller than batch_size
-  Device device = kCPU;           // where batches are delivered
-  bool prefetch = true;           // prepare batches on a background thread
-  Transforms transforms;          // applied to every sample, then normalised to f32
-  int64_t prefetch_batches = 2;   // prepared batches that may wait, >= 1
-};
-
 class DataLoader {
  public:
   DataLoader(Dataset dataset, DataLoaderOptions options);
+  // Reads sample 0 to learn the samples' shape; throws when the dataset is empty.
+  DataLoader(std::shared_ptr<const SampleDataset> dataset, DataLoaderOptions options);
   ~DataLoader();  // stops and joins the prefetch thread; never throws
   DataLoader(const DataLoader&) = delete;
   DataLoader& operator=(const DataLoader&) = delete;
@@ -77,14 +68,21 @@ class DataLoader {
   int64_t batches_per_epoch() const;
   // The order in which `epoch` visits the dataset's samples (before drop_last).
   std::vector<int64_t> sample_order(int64_t epoch) const;
-  const Dataset& dataset() const { return dataset_; }
+  const Dataset& dataset() const { return dataset_; }  // empty for a loader over a SampleDataset
+  int64_t size() const { return size_; }              // samples in the dataset
   const DataLoaderOptions& options() const { return options_; }
 
  private:
   Batch make_host_batch(int64_t k);   // runs on the prefetch thread when prefetching
   Batch to_device(Batch host);         // issues the async copy on the caller's thread
+  void check_options() const;
+  void make_staging_buffers();
+  void gather_samples(const int64_t* indices, int64_t count, Batch& batch) const;  // SampleDataset path
 
-  Dataset dataset_;
+  Dataset dataset_;                               // the in-memory path
+  std::shared_ptr<const SampleDataset> samples_;  // or the SampleDataset path
+  int64_t size_ = 0;
+  std::vector<int64_t> sample_shape_;  // one sample's, without the batch dimension
   DataLoaderOptions options_;
   int64_t epoch_ = -1;
   int64_t next_epoch_ = 0;

@@ -6,17 +6,28 @@
 
 namespace ember::optim {
 
-Adam::Adam(std::vector<Tensor> params, const AdamOptions& options) : Adam(std::move(params), options, false) {}
+namespace {
 
-Adam::Adam(std::vector<Tensor> params, const AdamOptions& options, bool decoupled)
-    : Optimizer(std::move(params), options.values.lr),
-      options_(options),
+AdamOptions with_default_weight_decay(AdamOptions options, bool decoupled) {
+  if (!options.weight_decay_set) options.weight_decay(decoupled ? kAdamWDefaultWeightDecay : 0.0);
+  return options;
+}
+
+}  // namespace
+
+Adam::Adam(std::vector<Tensor> params, const AdamOptions& options) : Adam(one_group(std::move(params)), options, false) {}
+
+Adam::Adam(std::vector<ParamGroup> groups, const AdamOptions& options) : Adam(std::move(groups), options, false) {}
+
+Adam::Adam(std::vector<ParamGroup> groups, const AdamOptions& options, bool decoupled)
+    : Optimizer(std::move(groups), options.values.lr, with_default_weight_decay(options, decoupled).values.weight_decay),
+      options_(with_default_weight_decay(options, decoupled)),
       decoupled_(decoupled),
       exp_avgs_(parameters().size()),
       exp_avg_sqs_(parameters().size()),
       steps_(parameters().size(), 0) {
   // NaN fails every comparison, so it is rejected too.
-  const kernels::AdamOptions& v = options.values;
+  const kernels::AdamOptions& v = options_.values;
   EMBER_CHECK(v.beta1 >= 0.0 && v.beta1 < 1.0, name() << ": beta1 must be in [0, 1), got " << v.beta1);
   EMBER_CHECK(v.beta2 >= 0.0 && v.beta2 < 1.0, name() << ": beta2 must be in [0, 1), got " << v.beta2);
   EMBER_CHECK(v.eps >= 0.0, name() << ": eps must be >= 0, got " << v.eps);
@@ -24,9 +35,6 @@ Adam::Adam(std::vector<Tensor> params, const AdamOptions& options, bool decouple
 }
 
 void Adam::step_impl() {
-  kernels::AdamOptions k = options_.values;
-  k.lr = lr();  // schedules change it through set_lr()
-  k.decoupled = decoupled_;
   const std::vector<Tensor>& params = parameters();
   // Both moments of every parameter that has none yet are made before any parameter moves, so an
   // out-of-memory leaves the parameters and the moments as they were. They start at 0 (the bias
@@ -37,15 +45,21 @@ void Adam::step_impl() {
     fresh_avgs[i] = zeros_like(params[i]);
     fresh_avg_sqs[i] = zeros_like(params[i]);
   }
-  for (size_t i = 0; i < params.size(); ++i) {
-    const Tensor grad = params[i].grad();
-    if (!grad.defined()) continue;
-    if (fresh_avgs[i].defined()) {
-      exp_avgs_[i] = std::move(fresh_avgs[i]);
-      exp_avg_sqs_[i] = std::move(fresh_avg_sqs[i]);
+  for (const Group& group : param_groups()) {
+    kernels::AdamOptions k = options_.values;
+    k.lr = group.lr;
+    k.weight_decay = group.weight_decay;
+    k.decoupled = decoupled_;
+    for (size_t i = group.first; i < group.first + group.params.size(); ++i) {
+      const Tensor grad = params[i].grad();
+      if (!grad.defined()) continue;
+      if (fresh_avgs[i].defined()) {
+        exp_avgs_[i] = std::move(fresh_avgs[i]);
+        exp_avg_sqs_[i] = std::move(fresh_avg_sqs[i]);
+      }
+      kernels::adam_step_(params[i], grad, exp_avgs_[i], exp_avg_sqs_[i], k, steps_[i] + 1);
+      ++steps_[i];  // only once the update happened (a rejected gradient leaves the count alone)
     }
-    kernels::adam_step_(params[i], grad, exp_avgs_[i], exp_avg_sqs_[i], k, steps_[i] + 1);
-    ++steps_[i];  // only once the update happened (a rejected gradient leaves the count alone)
   }
 }
 

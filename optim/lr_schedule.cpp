@@ -26,6 +26,15 @@ double cosine_anneal(double start, double end, double pct) {
 
 }  // namespace
 
+void LrSchedule::apply(Optimizer& optimizer, int64_t step) const {
+  const double lr = lr_at(step);
+  const double base = base_lr();
+  const std::vector<Optimizer::Group>& groups = optimizer.param_groups();
+  // A zero base draws an all-zero curve: every group gets it as it is.
+  for (size_t g = 0; g < groups.size(); ++g)
+    optimizer.set_group_lr(g, base > 0.0 ? lr * (groups[g].initial_lr / base) : lr);
+}
+
 ConstantLR::ConstantLR(double lr) : lr_(lr) { check_lr(lr, "ConstantLR", "lr"); }
 
 double ConstantLR::lr_at(int64_t step) const {

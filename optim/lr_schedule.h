@@ -4,9 +4,15 @@
 //
 //   auto schedule = ember::optim::make_schedule("cosine", 0.1, total_steps);
 //   for (int64_t step = 0; step < total_steps; ++step) {
-//     schedule->apply(sgd, step);   // sgd.set_lr(schedule->lr_at(step))
+//     schedule->apply(sgd, step);   // sgd.set_lr(schedule->lr_at(step)) for one group
 //     ... forward, backward, sgd.step();
 //   }
+//
+// With parameter groups, apply() does what PyTorch's schedulers do: every group's rate
+// is its initial rate times lr_at(step) / base_lr(), so the groups keep their ratios and
+// a group that starts at the schedule's base rate follows lr_at(step) exactly. The whole
+// curve scales, min_lr and OneCycle's max_lr included (PyTorch's CosineAnnealingLR keeps
+// eta_min absolute, and OneCycleLR takes max_lr per group instead).
 //
 // OneCycle follows PyTorch's OneCycleLR (two phases, cosine annealing) exactly;
 // CosineWithWarmup is the usual linear warm-up then half-cosine decay.
@@ -22,13 +28,17 @@ class LrSchedule {
  public:
   virtual ~LrSchedule() = default;
   virtual double lr_at(int64_t step) const = 0;
-  void apply(Optimizer& optimizer, int64_t step) const { optimizer.set_lr(lr_at(step)); }
+  // The rate the curve is drawn for (OneCycle: max_lr): a group starting at it follows lr_at.
+  virtual double base_lr() const = 0;
+  // Sets every group's rate for `step` (see above).
+  void apply(Optimizer& optimizer, int64_t step) const;
 };
 
 class ConstantLR : public LrSchedule {
  public:
   explicit ConstantLR(double lr);
   double lr_at(int64_t step) const override;
+  double base_lr() const override { return lr_; }
 
  private:
   double lr_;
@@ -39,6 +49,7 @@ class StepLR : public LrSchedule {
  public:
   StepLR(double base_lr, int64_t step_size, double gamma = 0.1);
   double lr_at(int64_t step) const override;
+  double base_lr() const override { return base_lr_; }
 
  private:
   double base_lr_;
@@ -54,6 +65,7 @@ class CosineWithWarmup : public LrSchedule {
   CosineWithWarmup(double base_lr, int64_t warmup_steps, int64_t total_steps, double min_lr = 0.0,
                    double warmup_start_factor = 0.0);
   double lr_at(int64_t step) const override;
+  double base_lr() const override { return base_lr_; }
 
  private:
   double base_lr_;
@@ -71,6 +83,7 @@ class OneCycle : public LrSchedule {
   OneCycle(double max_lr, int64_t total_steps, double pct_start = 0.3, double div_factor = 25.0,
            double final_div_factor = 1e4);
   double lr_at(int64_t step) const override;
+  double base_lr() const override { return max_lr_; }
 
  private:
   double max_lr_;

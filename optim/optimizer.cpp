@@ -1,6 +1,7 @@
 #include "optim/optimizer.h"
 
 #include <cmath>
+#include <string>
 
 #include "autograd/grad_mode.h"
 #include "core/error.h"
@@ -10,18 +11,60 @@
 
 namespace ember::optim {
 
-Optimizer::Optimizer(std::vector<Tensor> params, double lr) : params_(std::move(params)), lr_(lr) {
-  for (size_t i = 0; i < params_.size(); ++i) {
-    EMBER_CHECK(params_[i].defined(), "optimizer: parameter " << i << " is undefined");
-    EMBER_CHECK(params_[i].is_leaf(), "optimizer: parameter " << i << " " << params_[i].shape()
-                                                              << " is not a leaf tensor (it has a grad_fn)");
+namespace {
+
+void check_lr(double lr, const std::string& what) {
+  EMBER_CHECK(std::isfinite(lr) && lr >= 0.0, "optimizer: " << what << " must be finite and >= 0, got " << lr);
+}
+
+}  // namespace
+
+std::vector<ParamGroup> one_group(std::vector<Tensor> params) {
+  std::vector<ParamGroup> groups(1);
+  groups[0].params = std::move(params);
+  return groups;
+}
+
+Optimizer::Optimizer(std::vector<ParamGroup> groups, double lr, double weight_decay) {
+  EMBER_CHECK(!groups.empty(), "optimizer: no parameter groups");
+  for (size_t g = 0; g < groups.size(); ++g) {
+    Group group;
+    group.first = params_.size();
+    group.lr = group.initial_lr = groups[g].lr.value_or(lr);
+    group.weight_decay = groups[g].weight_decay.value_or(weight_decay);
+    check_lr(group.lr, "group " + std::to_string(g) + "'s learning rate");
+    // The rule checks its options' weight_decay, naming itself; a group's own is checked here.
+    EMBER_CHECK(!groups[g].weight_decay || group.weight_decay >= 0.0,
+                "optimizer: group " << g << "'s weight_decay must be >= 0, got " << group.weight_decay);
+    for (Tensor& p : groups[g].params) {
+      const size_t i = params_.size();
+      EMBER_CHECK(p.defined(), "optimizer: parameter " << i << " (group " << g << ") is undefined");
+      EMBER_CHECK(p.is_leaf(), "optimizer: parameter " << i << " " << p.shape()
+                                                       << " is not a leaf tensor (it has a grad_fn)");
+      for (size_t j = 0; j < i; ++j)
+        EMBER_CHECK(!params_[j].is_same(p), "optimizer: parameter " << i << " (group " << g
+                                                                    << ") is parameter " << j << " again");
+      params_.push_back(p);
+    }
+    group.params = std::move(groups[g].params);
+    groups_.push_back(std::move(group));
   }
-  set_lr(lr);
 }
 
 void Optimizer::set_lr(double lr) {
-  EMBER_CHECK(std::isfinite(lr) && lr >= 0.0, "optimizer: learning rate must be finite and >= 0, got " << lr);
-  lr_ = lr;
+  check_lr(lr, "learning rate");
+  for (Group& group : groups_) group.lr = lr;
+}
+
+void Optimizer::set_group_lr(size_t group, double lr) {
+  EMBER_CHECK(group < groups_.size(), "optimizer: group " << group << " does not exist (" << groups_.size()
+                                                          << " groups)");
+  check_lr(lr, "learning rate");
+  groups_[group].lr = lr;
+}
+
+std::string Optimizer::lr_entry(size_t group) const {
+  return groups_.size() == 1 ? "lr" : "group." + std::to_string(group) + ".lr";
 }
 
 void Optimizer::step() {
@@ -33,7 +76,8 @@ void Optimizer::step() {
 }
 
 NamedTensors Optimizer::state_dict() const {
-  NamedTensors state{{"lr", state_scalar(lr_)}};
+  NamedTensors state;
+  for (size_t g = 0; g < groups_.size(); ++g) state.emplace_back(lr_entry(g), state_scalar(groups_[g].lr));
   append_state(state);
   return state;
 }
@@ -42,10 +86,14 @@ void Optimizer::load_state_dict(const TensorMap& state) {
   NoGradGuard no_grad;
   CategoryScope scope(MemoryCategory::optimizer_state);
   StateDictReader reader(state, rule_name());
-  const double lr = reader.scalar("lr", lr_);
+  std::vector<double> lrs;
+  for (size_t g = 0; g < groups_.size(); ++g) {
+    lrs.push_back(reader.scalar(lr_entry(g), groups_[g].lr));
+    check_lr(lrs.back(), "saved learning rate '" + lr_entry(g) + "'");
+  }
   load_state(reader);
   reader.finish();
-  set_lr(lr);
+  for (size_t g = 0; g < groups_.size(); ++g) groups_[g].lr = lrs[g];
 }
 
 void zero_grad(const std::vector<Tensor>& params, bool set_to_none) {

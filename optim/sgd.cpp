@@ -6,8 +6,12 @@
 
 namespace ember::optim {
 
-SGD::SGD(std::vector<Tensor> params, const SgdOptions& options)
-    : Optimizer(std::move(params), options.values.lr), options_(options), momentum_buffers_(parameters().size()) {
+SGD::SGD(std::vector<Tensor> params, const SgdOptions& options) : SGD(one_group(std::move(params)), options) {}
+
+SGD::SGD(std::vector<ParamGroup> groups, const SgdOptions& options)
+    : Optimizer(std::move(groups), options.values.lr, options.values.weight_decay),
+      options_(options),
+      momentum_buffers_(parameters().size()) {
   const kernels::SgdOptions& v = options.values;
   EMBER_CHECK(v.momentum >= 0.0, "SGD: momentum must be >= 0, got " << v.momentum);
   EMBER_CHECK(v.weight_decay >= 0.0, "SGD: weight_decay must be >= 0, got " << v.weight_decay);
@@ -17,21 +21,24 @@ SGD::SGD(std::vector<Tensor> params, const SgdOptions& options)
 }
 
 void SGD::step_impl() {
-  kernels::SgdOptions k = options_.values;
-  k.lr = lr();  // schedules change it through set_lr()
   const std::vector<Tensor>& params = parameters();
   // Every missing buffer is made before any parameter moves, so an out-of-memory leaves the
   // parameters and the buffers as they were. No need to zero one: its first step writes the gradient into it.
   std::vector<Tensor> fresh(params.size());
-  if (k.momentum != 0.0)
+  if (options_.values.momentum != 0.0)
     for (size_t i = 0; i < params.size(); ++i)
       if (params[i].grad().defined() && !momentum_buffers_[i].defined()) fresh[i] = empty_like(params[i]);
-  for (size_t i = 0; i < params.size(); ++i) {
-    const Tensor grad = params[i].grad();
-    if (!grad.defined()) continue;
-    const bool first_step = fresh[i].defined();
-    if (first_step) momentum_buffers_[i] = std::move(fresh[i]);
-    kernels::sgd_step_(params[i], grad, momentum_buffers_[i], k, first_step);
+  for (const Group& group : param_groups()) {
+    kernels::SgdOptions k = options_.values;
+    k.lr = group.lr;
+    k.weight_decay = group.weight_decay;
+    for (size_t i = group.first; i < group.first + group.params.size(); ++i) {
+      const Tensor grad = params[i].grad();
+      if (!grad.defined()) continue;
+      const bool first_step = fresh[i].defined();
+      if (first_step) momentum_buffers_[i] = std::move(fresh[i]);
+      kernels::sgd_step_(params[i], grad, momentum_buffers_[i], k, first_step);
+    }
   }
 }
 

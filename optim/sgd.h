@@ -5,6 +5,7 @@
 //   ember::optim::SGD sgd(model->parameters(),
 //                         ember::optim::SgdOptions(0.1).momentum(0.9).weight_decay(5e-4));
 //
+// Each parameter group (optim/param_group.h) may set its own lr and weight_decay.
 // Momentum buffers are allocated on the first step that sees a gradient
 // (category optimizer_state); that step copies the gradient into the buffer.
 // Move the model (Module::to) before its first step: buffers stay where they were made.
@@ -16,7 +17,8 @@
 namespace ember::optim {
 
 // A builder over the step kernel's own options: the values are what kernels::sgd_step_ reads
-// (values.lr is the initial rate; a schedule changes the optimizer's).
+// (values.lr and values.weight_decay are the defaults of groups that set none; values.lr is
+// the initial rate, a schedule changes the optimizer's).
 struct SgdOptions {
   explicit SgdOptions(double lr) { values.lr = lr; }
   SgdOptions& momentum(double m) { values.momentum = m; return *this; }
@@ -29,7 +31,8 @@ struct SgdOptions {
 
 class SGD : public Optimizer {
  public:
-  SGD(std::vector<Tensor> params, const SgdOptions& options);
+  SGD(std::vector<Tensor> params, const SgdOptions& options);  // one group
+  SGD(std::vector<ParamGroup> groups, const SgdOptions& options);
 
   const SgdOptions& options() const { return options_; }
   // The momentum buffer of parameter i (undefined before its first step or without momentum).

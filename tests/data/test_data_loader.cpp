@@ -30,11 +30,7 @@ Dataset indexed_dataset(int64_t n, int64_t channels = 1, int64_t height = 2, int
 }
 
 DataLoaderOptions options_with(int64_t batch_size, bool shuffle, uint64_t seed = 7) {
-  DataLoaderOptions o;
-  o.batch_size = batch_size;
-  o.shuffle = shuffle;
-  o.seed = seed;
-  return o;
+  return DataLoaderOptions().batch_size(batch_size).shuffle(shuffle).seed(seed);
 }
 
 // The labels (= sample indices) of every batch of one epoch, in order.
@@ -91,7 +87,7 @@ TEST_CASE("every sample appears exactly once per epoch, with and without shuffle
 
 TEST_CASE("drop_last skips the smaller last batch", "[data]") {
   DataLoaderOptions o = options_with(4, true);
-  o.drop_last = true;
+  o.drop_last(true);
   DataLoader loader(indexed_dataset(10), o);
   CHECK(loader.batches_per_epoch() == 2);
   const std::vector<int64_t> labels = epoch_labels(loader);
@@ -123,7 +119,7 @@ TEST_CASE("the shuffle order depends only on seed and epoch", "[data]") {
 
 TEST_CASE("pixels are scaled to [0, 1] and normalised per channel", "[data]") {
   DataLoaderOptions o = options_with(3, false);
-  o.transforms.normalize({0.5f, 0.25f}, {0.25f, 2.0f});
+  o.transforms().normalize({0.5f, 0.25f}, {0.25f, 2.0f});
   DataLoader loader(indexed_dataset(3, 2, 2, 2), o);
   loader.start_epoch(0);
   Batch b;
@@ -190,11 +186,11 @@ TEST_CASE("random crop and flip match a reference and are deterministic per stat
 
 TEST_CASE("prefetch on and off give identical batches", "[data]") {
   DataLoaderOptions o = options_with(7, true, 5);
-  o.transforms.random_crop(1).random_horizontal_flip().normalize({0.3f}, {0.2f});
+  o.transforms().random_crop(1).random_horizontal_flip().normalize({0.3f}, {0.2f});
   Dataset d = indexed_dataset(40, 1, 6, 6);
   DataLoaderOptions sync = o, deep = o;
-  sync.prefetch = false;
-  deep.prefetch_batches = 1;
+  sync.prefetch(false);
+  deep.prefetch_batches(1);
   DataLoader a(d, o), b(d, sync), c(d, deep);
   for (int epoch = 0; epoch < 2; ++epoch) {
     a.start_epoch(epoch);
@@ -275,7 +271,7 @@ TEST_CASE("a loader over the committed Fashion-MNIST subset normalises to the ex
   for (uint8_t p : d.images.to_vector<uint8_t>()) pixel_sum += p;
   const double pixel_mean = pixel_sum / static_cast<double>(d.images.numel()) / 255.0;  // 0.2839 on this subset
   DataLoaderOptions o = options_with(128, true);
-  o.transforms.normalize({kFashionMnistMean}, {kFashionMnistStd});
+  o.transforms().normalize({kFashionMnistMean}, {kFashionMnistStd});
   DataLoader loader(d, o);
   double sum = 0;
   int64_t count = 0;
@@ -293,31 +289,31 @@ TEST_CASE("DataLoader option errors are clear", "[data]") {
   DataLoaderOptions o = options_with(0, false);
   expect_error_contains([&] { DataLoader(d, o); }, {"DataLoader", "batch_size 0"});
   o = options_with(2, false);
-  o.transforms.normalize({0.5f, 0.5f}, {0.5f, 0.5f});
+  o.transforms().normalize({0.5f, 0.5f}, {0.5f, 0.5f});
   expect_error_contains([&] { DataLoader(d, o); }, {"normalize", "2 channel means", "3 channels"});
-  o.transforms.normalize({0.5f}, {0.0f});
+  o.transforms().normalize({0.5f}, {0.0f});
   expect_error_contains([&] { DataLoader(d, o); }, {"standard deviation 0"});
   o = options_with(2, false);
-  o.prefetch_batches = 0;
+  o.prefetch_batches(0);
   expect_error_contains([&] { DataLoader(d, o); }, {"prefetch_batches 0"});
   DataLoader fresh(d, options_with(2, false));
   Batch b;
   expect_error_contains([&] { fresh.next(b); }, {"no epoch started"});
   if (!cuda::is_available()) {
     o = options_with(2, false);
-    o.device = kCUDA;
+    o.device(kCUDA);
     expect_error_contains([&] { DataLoader(d, o); }, {"DataLoader", "cuda:0"});
   }
 }
 
 EMBER_CUDA_TEST_CASE("a CUDA loader delivers the CPU loader's batches", "[data]") {
   DataLoaderOptions o = options_with(16, true, 3);
-  o.transforms.random_crop(2).random_horizontal_flip().normalize({0.5f}, {0.5f});
+  o.transforms().random_crop(2).random_horizontal_flip().normalize({0.5f}, {0.5f});
   Dataset d = indexed_dataset(100, 1, 8, 8);
   DataLoaderOptions on_gpu = o;
-  on_gpu.device = kCUDA;
+  on_gpu.device(kCUDA);
   for (bool prefetch : {true, false}) {
-    on_gpu.prefetch = prefetch;
+    on_gpu.prefetch(prefetch);
     DataLoader cpu(d, o), gpu(d, on_gpu);
     for (int epoch = 0; epoch < 2; ++epoch) {
       cpu.start_epoch(epoch);
@@ -337,11 +333,11 @@ EMBER_CUDA_TEST_CASE("a CUDA loader delivers the CPU loader's batches", "[data]"
 
 TEST_CASE("an epoch started at batch k yields the same batches as the full epoch from k on", "[data]") {
   DataLoaderOptions o = options_with(7, true, 5);
-  o.transforms.random_crop(1).random_horizontal_flip();
+  o.transforms().random_crop(1).random_horizontal_flip();
   const Dataset d = indexed_dataset(40, 1, 6, 6);
   for (bool prefetch : {true, false}) {
     INFO("prefetch " << prefetch);
-    o.prefetch = prefetch;
+    o.prefetch(prefetch);
     DataLoader full(d, o), resumed(d, o);
     full.start_epoch(3);
     std::vector<Batch> expected;

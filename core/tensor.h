@@ -152,6 +152,14 @@ class Tensor {
   Tensor matmul(const Tensor& o) const;
   Tensor transpose(int64_t dim0, int64_t dim1) const;
   Tensor t() const { return transpose(0, 1); }
+  // Views or copies as autograd/ops.h says (narrow, select, slice: a view when contiguous).
+  Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
+  Tensor select(int64_t dim, int64_t index) const;
+  Tensor slice(int64_t dim = 0, int64_t start = 0, int64_t end = INT64_MAX, int64_t step = 1) const;
+  Tensor unsqueeze(int64_t dim) const;
+  Tensor squeeze() const;
+  Tensor squeeze(int64_t dim) const;
+  Tensor permute(const std::vector<int64_t>& dims) const;
   Tensor softmax(int64_t dim) const;
   Tensor log_softmax(int64_t dim) const;
 

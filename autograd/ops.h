@@ -80,9 +80,9 @@ Tensor squeeze(const Tensor& x);                 // drops every size-1 dim
 Tensor squeeze(const Tensor& x, int64_t dim);    // drops dim if its size is 1; x's shape otherwise
 Tensor permute(const Tensor& x, const std::vector<int64_t>& dims);
 // Joins along dim; the sizes match except at dim. A 1-D empty tensor [0] is left out, as in
-// libtorch, so cat({ember::empty({0}), x}) is x (its gradient is empty).
+// libtorch, so cat({ember::empty({0}), x}) is a copy of x (and the [0] gets an empty gradient).
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim = 0);
-// Joins tensors of one shape along a new dim (in [-(x.dim() + 1), x.dim()]): unsqueeze + cat.
+// Joins tensors of one shape along a new dim, in [-(n + 1), n] for n-dim tensors: unsqueeze + cat.
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0);
 // y = x W^T + b (functions/linear.cpp): x [..., in], weight [out, in], bias [out] or undefined.
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor());

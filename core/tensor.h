@@ -1,8 +1,9 @@
 #pragma once
 // Tensor: a refcounted handle to contiguous storage with a shape, a dtype and a
 // device, plus the autograd fields. Copying a Tensor shares it (like libtorch);
-// clone() copies the bytes. reshape/view share storage; every other op
-// materialises its output.
+// clone() copies the bytes. reshape/view (and unsqueeze/squeeze) share storage, and so
+// do narrow/select/slice when the elements they take are one contiguous run; every
+// other op materialises its output.
 //
 //   ember::Tensor x = ember::randn({64, 784});
 //   ember::Tensor w = ember::zeros({784, 10}).requires_grad_();

@@ -6,6 +6,9 @@
 //
 //   Tensor h = ember::relu(ember::matmul(x, w1) + b1);
 //   Tensor loss = ember::cross_entropy(ember::matmul(h, w2), labels);
+#include <cstdint>
+#include <vector>
+
 #include "core/tensor.h"
 #include "kernels/conv_geometry.h"  // Size2
 
@@ -58,6 +61,29 @@ Tensor argmax(const Tensor& x, int64_t dim, bool keepdim = false);  // not diffe
 Tensor matmul(const Tensor& a, const Tensor& b);  // [M,K]x[K,N], [B,M,K]x[B,K,N], [B,M,K]x[K,N]
 Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1);
 Tensor reshape(const Tensor& x, const Shape& shape);
+
+// slicing and joining, libtorch's semantics (functions/slice.cpp, functions/shape.cpp,
+// functions/cat.cpp); a negative dim counts from the end. narrow, select and slice return a view
+// of x's storage when the elements they take are one contiguous run of it (along dim 0, or a dim
+// after only size-1 dims, with step 1) and a copy otherwise; unsqueeze and squeeze are views
+// (reshape); permute, cat and stack copy.
+//   ember::narrow(x, 1, 2, 3)            // x[:, 2:5]; a negative start counts from the end
+//   ember::select(x, 0, -1)              // x[-1]: the dim is dropped
+//   ember::slice(x, 1, -4, INT64_MAX, 2) // x[:, -4::2]; start and end clamp like Python's
+//   ember::cat({a, b}, 0); ember::stack({a, b}, -1); x.permute({2, 0, 1}); x.unsqueeze(0)
+Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length);
+Tensor select(const Tensor& x, int64_t dim, int64_t index);
+// x[start:end:step] along dim, step >= 1 (libtorch's index({Slice(start, end, step)})).
+Tensor slice(const Tensor& x, int64_t dim = 0, int64_t start = 0, int64_t end = INT64_MAX, int64_t step = 1);
+Tensor unsqueeze(const Tensor& x, int64_t dim);  // dim in [-(x.dim() + 1), x.dim()]
+Tensor squeeze(const Tensor& x);                 // drops every size-1 dim
+Tensor squeeze(const Tensor& x, int64_t dim);    // drops dim if its size is 1; x's shape otherwise
+Tensor permute(const Tensor& x, const std::vector<int64_t>& dims);
+// Joins along dim; the sizes match except at dim. A 1-D empty tensor [0] is left out, as in
+// libtorch, so cat({ember::empty({0}), x}) is a copy of x (and the [0] gets an empty gradient).
+Tensor cat(const std::vector<Tensor>& tensors, int64_t dim = 0);
+// Joins tensors of one shape along a new dim, in [-(n + 1), n] for n-dim tensors: unsqueeze + cat.
+Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0);
 // y = x W^T + b (functions/linear.cpp): x [..., in], weight [out, in], bias [out] or undefined.
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor());
 

@@ -92,6 +92,17 @@ Tensor Tensor::argmax() const { return ember::argmax(*this); }
 Tensor Tensor::argmax(int64_t dim, bool keepdim) const { return ember::argmax(*this, dim, keepdim); }
 Tensor Tensor::matmul(const Tensor& o) const { return ember::matmul(*this, o); }
 Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const { return ember::transpose(*this, dim0, dim1); }
+Tensor Tensor::narrow(int64_t dim, int64_t start, int64_t length) const {
+  return ember::narrow(*this, dim, start, length);
+}
+Tensor Tensor::select(int64_t dim, int64_t index) const { return ember::select(*this, dim, index); }
+Tensor Tensor::slice(int64_t dim, int64_t start, int64_t end, int64_t step) const {
+  return ember::slice(*this, dim, start, end, step);
+}
+Tensor Tensor::unsqueeze(int64_t dim) const { return ember::unsqueeze(*this, dim); }
+Tensor Tensor::squeeze() const { return ember::squeeze(*this); }
+Tensor Tensor::squeeze(int64_t dim) const { return ember::squeeze(*this, dim); }
+Tensor Tensor::permute(const std::vector<int64_t>& dims) const { return ember::permute(*this, dims); }
 Tensor Tensor::softmax(int64_t dim) const { return ember::softmax(*this, dim); }
 Tensor Tensor::log_softmax(int64_t dim) const { return ember::log_softmax(*this, dim); }
 

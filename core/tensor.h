@@ -1,8 +1,9 @@
 #pragma once
 // Tensor: a refcounted handle to contiguous storage with a shape, a dtype and a
 // device, plus the autograd fields. Copying a Tensor shares it (like libtorch);
-// clone() copies the bytes. reshape/view share storage; every other op
-// materialises its output.
+// clone() copies the bytes. reshape/view (and unsqueeze/squeeze) share storage, and so
+// do narrow/select/slice when the elements they take are one contiguous run; every
+// other op materialises its output.
 //
 //   ember::Tensor x = ember::randn({64, 784});
 //   ember::Tensor w = ember::zeros({784, 10}).requires_grad_();
@@ -152,6 +153,14 @@ class Tensor {
   Tensor matmul(const Tensor& o) const;
   Tensor transpose(int64_t dim0, int64_t dim1) const;
   Tensor t() const { return transpose(0, 1); }
+  // Views or copies as autograd/ops.h says (narrow, select, slice: a view when contiguous).
+  Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
+  Tensor select(int64_t dim, int64_t index) const;
+  Tensor slice(int64_t dim = 0, int64_t start = 0, int64_t end = INT64_MAX, int64_t step = 1) const;
+  Tensor unsqueeze(int64_t dim) const;
+  Tensor squeeze() const;
+  Tensor squeeze(int64_t dim) const;
+  Tensor permute(const std::vector<int64_t>& dims) const;
   Tensor softmax(int64_t dim) const;
   Tensor log_softmax(int64_t dim) const;
 

@@ -9,6 +9,7 @@
 
 #include "core/generator.h"
 #include "core/tensor.h"
+#include "kernels/block_copy.h"     // BlockCopy
 #include "kernels/conv_geometry.h"  // Conv2dArgs, Pool2dArgs
 
 namespace ember::kernels {
@@ -114,6 +115,26 @@ Tensor cross_entropy_backward(const Tensor& log_probs, const Tensor& labels, con
 
 // y = x with dims dim0 and dim1 swapped, materialised (any dtype).
 Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1);
+
+// --- slicing and joining (kernels/dispatch_slice.cpp), materialised by one copy kernel
+// (kernels/block_copy.h), any dtype; autograd/ops.h's narrow, select, slice, permute, cat and
+// stack take libtorch's arguments and call these ---
+// The elements x[start], x[start + step], ... (`length` of them) along dim. dim is wrapped,
+// start >= 0, step >= 1, and the last one is inside x (length 0 takes nothing).
+struct SliceArgs {
+  int64_t dim = 0, start = 0, length = 0, step = 1;
+};
+// y = those elements; x's shape with size `length` at dim.
+Tensor slice(const Tensor& x, const SliceArgs& s);
+// dx = zeros of x_shape with dy (the slice's shape) written to the slice's elements.
+Tensor slice_backward(const Tensor& dy, const Shape& x_shape, const SliceArgs& s);
+// y.size(d) = x.size(dims[d]); dims is a permutation of x's dims (already wrapped).
+Tensor permute(const Tensor& x, const std::vector<int64_t>& dims);
+// Whether cat leaves t out, as libtorch does: a 1-D empty tensor [0] joins anything.
+inline bool cat_skips(const Shape& t) { return t.dim() == 1 && t[0] == 0; }
+// xs joined along dim (wrapped against the first tensor cat does not skip, as libtorch does):
+// same dtype, device and rank, the same sizes except at dim. Errors name the tensor's position.
+Tensor cat(const std::vector<Tensor>& xs, int64_t dim);
 
 // --- matmul (kernels/{cpu,cuda}/matmul) ---
 // C = op(A) op(B), op = transpose of the last two dims when the flag is set.

@@ -1,4 +1,5 @@
-// Layout ops: reshape (a view sharing storage) and transpose (materialised).
+// Layout ops: reshape and its forms unsqueeze and squeeze (views sharing storage), transpose
+// and permute (materialised).
 #include "autograd/node.h"
 #include "autograd/record.h"
 #include "autograd/ops.h"
@@ -27,6 +28,16 @@ class TransposeBackward final : public autograd::Node {
 
  private:
   int64_t dim0_, dim1_;
+};
+
+class PermuteBackward final : public autograd::Node {
+ public:
+  explicit PermuteBackward(std::vector<int64_t> inverse) : inverse_(std::move(inverse)) {}
+  const char* name() const override { return "permute"; }
+  std::vector<Tensor> apply(const Tensor& dy) override { return {kernels::permute(dy, inverse_)}; }
+
+ private:
+  std::vector<int64_t> inverse_;
 };
 
 Shape infer_shape(const Shape& requested, int64_t numel) {
@@ -66,6 +77,51 @@ Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1) {
   dim1 = x.shape().wrap_dim(dim1, "transpose");
   Tensor y = kernels::transpose(x, dim0, dim1);
   if (autograd::any_requires_grad({x})) autograd::record(y, std::make_shared<TransposeBackward>(dim0, dim1), {x});
+  return y;
+}
+
+// A view (reshape) with a size-1 dim inserted before dim.
+Tensor unsqueeze(const Tensor& x, int64_t dim) {
+  const int64_t n = x.dim();
+  EMBER_CHECK(dim >= -(n + 1) && dim <= n, "unsqueeze: dim " << dim << " is out of range for a tensor of shape "
+                                                            << x.shape() << " (expected " << -(n + 1) << ".." << n
+                                                            << ")");
+  if (dim < 0) dim += n + 1;
+  std::vector<int64_t> sizes = x.sizes();
+  sizes.insert(sizes.begin() + dim, 1);
+  return reshape(x, Shape(sizes));
+}
+
+// A view (reshape) without x's size-1 dims.
+Tensor squeeze(const Tensor& x) {
+  std::vector<int64_t> sizes;
+  for (int64_t s : x.sizes())
+    if (s != 1) sizes.push_back(s);
+  return reshape(x, Shape(sizes));
+}
+
+// A view (reshape) without dim when its size is 1, of x's shape otherwise.
+Tensor squeeze(const Tensor& x, int64_t dim) {
+  dim = x.shape().wrap_dim(dim, "squeeze");
+  std::vector<int64_t> sizes = x.sizes();
+  if (x.dim() > 0 && sizes[static_cast<size_t>(dim)] == 1) sizes.erase(sizes.begin() + dim);
+  return reshape(x, Shape(sizes));
+}
+
+// A copy: y.size(d) = x.size(dims[d]).
+Tensor permute(const Tensor& x, const std::vector<int64_t>& dims) {
+  EMBER_CHECK(static_cast<int64_t>(dims.size()) == x.dim(),
+              "permute: " << dims.size() << " dims given for " << x.shape() << ", which has " << x.dim());
+  std::vector<int64_t> wrapped, inverse(dims.size(), -1);
+  for (size_t d = 0; d < dims.size(); ++d) {
+    const int64_t w = x.shape().wrap_dim(dims[d], "permute");
+    EMBER_CHECK(inverse[static_cast<size_t>(w)] < 0,
+                "permute: dim " << dims[d] << " appears twice in the permutation of " << x.shape());
+    inverse[static_cast<size_t>(w)] = static_cast<int64_t>(d);
+    wrapped.push_back(w);
+  }
+  Tensor y = kernels::permute(x, wrapped);
+  if (autograd::any_requires_grad({x})) autograd::record(y, std::make_shared<PermuteBackward>(inverse), {x});
   return y;
 }
 

@@ -112,6 +112,7 @@ std::vector<OpCase> softmax_cases();
 std::vector<OpCase> matmul_cases();
 std::vector<OpCase> cnn_cases();
 std::vector<OpCase> optimizer_cases();
+std::vector<OpCase> shape_cases();
 std::vector<ErrorCase> error_cases();
 
 }  // namespace ember::test

@@ -240,6 +240,7 @@ EMBER_OP_CONTRACT("softmax", softmax_cases)
 EMBER_OP_CONTRACT("matmul", matmul_cases)
 EMBER_OP_CONTRACT("cnn", cnn_cases)
 EMBER_OP_CONTRACT("optimizer", optimizer_cases)
+EMBER_OP_CONTRACT("shape", shape_cases)
 
 TEST_CASE("guard bytes catch a write past the end and before the start", "[ops][guard]") {
   for (int side : {-1, 1}) {

@@ -2,6 +2,7 @@
 #include <string>
 #include <vector>
 
+#include "core/generator.h"
 #include "memory/memory.h"
 #include "models/activation.h"
 #include "models/functional.h"
@@ -264,4 +265,17 @@ TEST_CASE("apply visits every module, the root first, in named_modules order", "
   });
   for (const auto& [n, p] : holder->named_parameters())
     if (n.find("weight") != std::string::npos) expect_close(p, full(p.shape(), 0.5), 0, n);
+}
+
+TEST_CASE("Sequential in braces builds its layers left to right, as push_back does", "[module]") {
+  manual_seed(5);
+  auto braced = std::make_shared<nn::Sequential>(nn::Sequential{nn::Linear(2, 3), nn::ReLU(), nn::Linear(3, 4)});
+  manual_seed(5);
+  nn::Sequential pushed;
+  pushed.push_back(nn::Linear(2, 3));
+  pushed.push_back(nn::ReLU());
+  pushed.push_back(nn::Linear(3, 4));
+  const auto a = braced->named_parameters(), b = pushed.named_parameters();
+  REQUIRE(a.size() == b.size());
+  for (size_t i = 0; i < a.size(); ++i) expect_close(a[i].second, b[i].second, 0, a[i].first);
 }

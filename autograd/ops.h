@@ -93,6 +93,13 @@ Tensor log_softmax(const Tensor& x, int64_t dim);
 // Mean cross entropy of logits [N, C] and i64 labels [N]; fused and stable. Loss is f32.
 Tensor cross_entropy(const Tensor& logits, const Tensor& labels);
 
+// losses (functions/loss.cpp), mean over the batch like PyTorch's default reduction
+// mean((input - target)^2) over every element; input and target have the same shape.
+Tensor mse_loss(const Tensor& input, const Tensor& target);
+// -mean_i log_probs[i, labels[i]] for log_probs [N, C] (e.g. log_softmax(logits, 1)) and i64
+// labels [N] in [0, C): nll_loss(log_softmax(x, 1), y) equals cross_entropy(x, y).
+Tensor nll_loss(const Tensor& log_probs, const Tensor& labels);
+
 // conversions (functions/convert.cpp): differentiable casts and device moves
 Tensor to_dtype(const Tensor& x, DType dtype);
 Tensor to_device(const Tensor& x, Device device);

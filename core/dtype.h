@@ -18,6 +18,12 @@ inline constexpr DType kFloat64 = DType::f64;
 inline constexpr DType kFloat16 = DType::f16;
 inline constexpr DType kInt64 = DType::i64;
 inline constexpr DType kUInt8 = DType::u8;
+// libtorch's other spellings of the same dtypes.
+inline constexpr DType kFloat = DType::f32;
+inline constexpr DType kDouble = DType::f64;
+inline constexpr DType kHalf = DType::f16;
+inline constexpr DType kLong = DType::i64;
+inline constexpr DType kByte = DType::u8;
 
 size_t dtype_size(DType dtype);
 const char* dtype_name(DType dtype);

@@ -2,14 +2,7 @@
 #include <iostream>
 #include <memory>
 
-#include "autograd/ops.h"        // ember::cross_entropy, relu, matmul, ...
-#include "core/generator.h"      // ember::manual_seed
-#include "data/synthetic.h"      // ember::data::make_spirals
-#include "models/activation.h"   // nn::ReLU
-#include "models/linear.h"       // nn::Linear
-#include "models/metrics.h"      // models::accuracy
-#include "models/sequential.h"   // nn::Sequential
-#include "optim/sgd.h"           // optim::SGD, optim::SgdOptions
+#include "ember/ember.h"
 
 int main() {
   using namespace ember;
@@ -18,9 +11,7 @@ int main() {
   Tensor x = spirals.images.reshape({-1, 2});        // [900, 2] f32
   Tensor y = spirals.labels;                         // [900] i64
 
-  auto net = std::make_shared<nn::Sequential>(std::initializer_list<std::shared_ptr<nn::Module>>{
-      std::make_shared<nn::Linear>(2, 64), std::make_shared<nn::ReLU>(),
-      std::make_shared<nn::Linear>(64, 3)});
+  auto net = std::make_shared<nn::Sequential>(nn::Linear(2, 64), nn::ReLU(), nn::Linear(64, 3));
   optim::SGD sgd(net->parameters(), optim::SgdOptions(0.5).momentum(0.9));
 
   for (int step = 0; step < 300; ++step) {

@@ -5,6 +5,10 @@
 //   auto b = ember::randn({64, 10}, ember::TensorOptions().device(ember::kCUDA));
 //   auto c = ember::from_vector<float>({1, 2, 3, 4}, {2, 2});
 //   auto i = ember::arange(0, 10);            // i64 [10]
+//   auto t = ember::tensor({{1, 2}, {3, 4}});   // i64 [2, 2]; tensor({0.5, 1.5}) is f32 [2]
+//   auto v = ember::from_blob(pixels, {28, 28}, ember::kFloat);   // shares the caller's memory
+#include <cstdint>
+#include <initializer_list>
 #include <vector>
 
 #include "core/tensor.h"
@@ -30,5 +34,29 @@ template <class T>
 Tensor from_vector(const std::vector<T>& values, const Shape& shape, TensorOptions options = TensorOptions(DTypeOf<T>::value));
 // A 0-d tensor.
 Tensor scalar_tensor(double value, TensorOptions options = {});
+
+// Tensors from literal lists, as libtorch's torch::tensor: floating values give f32, whole
+// numbers i64, unless options name a dtype. A list mixing both ({1, 2.5}) is ambiguous in C++:
+// write 1.0. Nested lists must be rectangular.
+using FloatList = std::initializer_list<double>;
+using IntList = std::initializer_list<int>;
+using LongList = std::initializer_list<int64_t>;
+Tensor tensor(FloatList values);
+Tensor tensor(IntList values);
+Tensor tensor(LongList values);
+Tensor tensor(std::initializer_list<FloatList> rows);
+Tensor tensor(std::initializer_list<IntList> rows);
+Tensor tensor(std::initializer_list<LongList> rows);
+Tensor tensor(FloatList values, TensorOptions options);
+Tensor tensor(IntList values, TensorOptions options);
+Tensor tensor(std::initializer_list<FloatList> rows, TensorOptions options);
+Tensor tensor(std::initializer_list<IntList> rows, TensorOptions options);
+
+// A tensor over memory the caller owns: no copy, and nothing is freed when the last handle
+// goes. The caller keeps `data` alive (and unchanged, unless writes are meant to show) for as
+// long as the tensor or anything sharing its storage (views, saved tensors) lives. `data` holds
+// shape.numel() contiguous elements of options' dtype on options' device (host memory for the
+// CPU, device memory for CUDA). Its bytes are not counted by the allocator's stats.
+Tensor from_blob(void* data, const Shape& shape, TensorOptions options = {});
 
 }  // namespace ember

@@ -112,6 +112,9 @@ Tensor log_softmax_backward(const Tensor& y, const Tensor& dy, int64_t dim);
 Tensor cross_entropy(const Tensor& logits, const Tensor& labels, Tensor* log_probs);
 // dlogits = (softmax - onehot(labels)) * dloss / N
 Tensor cross_entropy_backward(const Tensor& log_probs, const Tensor& labels, const Tensor& dloss);
+// [N, classes] of `dtype` on labels' device: 1 at (i, labels[i]), 0 elsewhere. Labels are i64 [N]
+// in [0, classes); a label outside throws naming `op` (the loss that asked).
+Tensor one_hot(const Tensor& labels, int64_t classes, DType dtype, const char* op = "one_hot");
 
 // y = x with dims dim0 and dim1 swapped, materialised (any dtype).
 Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1);

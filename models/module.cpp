@@ -1,8 +1,14 @@
 #include "models/module.h"
 
+#include <cxxabi.h>
+
 #include <algorithm>
+#include <cstdlib>
+#include <mutex>
 #include <optional>
 #include <sstream>
+#include <typeindex>
+#include <unordered_map>
 
 #include "autograd/grad_mode.h"
 #include "autograd/recompute_state.h"
@@ -39,7 +45,36 @@ void replace_data(const Tensor& t, Device device, std::optional<DType> dtype, Me
   impl.device = device;
 }
 
+// "ember::models::TwoLayer" -> "TwoLayer"; a template's arguments keep their namespaces.
+std::string unqualified(std::string type_name) {
+  const size_t end = type_name.find('<');
+  const size_t colons = type_name.rfind("::", end);
+  return colons == std::string::npos ? type_name : type_name.substr(colons + 2);
+}
+
+// The demangled name of a dynamic type, computed once per type. The map's nodes never move, so
+// the returned pointer stays valid.
+const char* type_name_of(const std::type_info& type) {
+  static std::mutex mutex;
+  static std::unordered_map<std::type_index, std::string> names;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto [it, inserted] = names.try_emplace(std::type_index(type));
+  if (inserted) {
+    int status = 0;
+    char* demangled = abi::__cxa_demangle(type.name(), nullptr, nullptr, &status);
+    it->second = unqualified(status == 0 && demangled ? demangled : type.name());
+    std::free(demangled);
+  }
+  return it->second.c_str();
+}
+
 }  // namespace
+
+const char* Module::name() const { return type_name_of(typeid(*this)); }
+
+Tensor Module::forward_impl(const Tensor& /*x*/) {
+  EMBER_THROW(name() << ": forward is not implemented (override forward_impl to run this module)");
+}
 
 Tensor Module::forward(const Tensor& x) {
   CategoryScope scope(MemoryCategory::activation);
@@ -142,6 +177,35 @@ std::vector<std::shared_ptr<Module>> Module::children() const {
   std::vector<std::shared_ptr<Module>> out;
   for (const auto& entry : children_) out.push_back(entry.second);
   return out;
+}
+
+void Module::collect_modules(const std::string& prefix,
+                             std::vector<std::pair<std::string, std::shared_ptr<Module>>>& out) {
+  for (const auto& [child_name, child] : children_) {
+    const std::string name = prefix.empty() ? child_name : prefix + "." + child_name;
+    out.emplace_back(name, child);
+    child->collect_modules(name, out);
+  }
+}
+
+std::vector<std::pair<std::string, std::shared_ptr<Module>>> Module::named_modules() {
+  std::shared_ptr<Module> self = weak_from_this().lock();
+  EMBER_CHECK(self != nullptr, name() << ".named_modules: the module must be owned by a std::shared_ptr "
+                                         "(create it with std::make_shared)");
+  std::vector<std::pair<std::string, std::shared_ptr<Module>>> out{{"", std::move(self)}};
+  collect_modules("", out);
+  return out;
+}
+
+std::vector<std::shared_ptr<Module>> Module::modules() {
+  std::vector<std::shared_ptr<Module>> out;
+  for (auto& entry : named_modules()) out.push_back(std::move(entry.second));
+  return out;
+}
+
+void Module::apply(const std::function<void(Module&)>& fn) {
+  fn(*this);
+  for (const auto& entry : children_) entry.second->apply(fn);
 }
 
 int64_t Module::num_parameters() const {

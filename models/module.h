@@ -8,13 +8,20 @@
 //       fc1_ = register_module("fc1", std::make_shared<Linear>(784, 128));
 //       fc2_ = register_module("fc2", std::make_shared<Linear>(128, 10));
 //     }
-//     const char* name() const override { return "TwoLayer"; }
 //    protected:
 //     Tensor forward_impl(const Tensor& x) override { return fc2_->forward(relu(fc1_->forward(x))); }
 //    private:
 //     std::shared_ptr<Linear> fc1_, fc2_;
 //   };
 //   model->named_parameters();   // {"fc1.weight", ...}, registration order, children after own
+//   model->named_modules();      // {"", model}, {"fc1", fc1}, {"fc2", fc2}: dotted names, root ""
+//   model->apply([](nn::Module& m) { ... });   // every module, the root first
+//
+// name() defaults to the class's own name ("TwoLayer"), found at run time; forward_impl()
+// defaults to an error, so a module that only holds others needs neither.
+//
+// A module may be moved into a new object (Sequential takes layers by value that way): the
+// tensors and children move with it. Copying is deleted.
 //
 // forward() is public and non-virtual: it tags the bytes it allocates as
 // activations and calls the virtual forward_impl() (STYLE.md rule 6). Layers
@@ -25,6 +32,7 @@
 // elsewhere (an optimizer's parameter list, a layer's weight_ member) stay valid
 // and see the new data; views taken before the move keep the old storage.
 // Gradients are converted with their parameter.
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -36,15 +44,18 @@
 
 namespace ember::nn {
 
-class Module {
+class Module : public std::enable_shared_from_this<Module> {
  public:
   Module() = default;
   virtual ~Module() = default;
   Module(const Module&) = delete;
   Module& operator=(const Module&) = delete;
+  Module(Module&&) = default;
+  Module& operator=(Module&&) = delete;
 
-  // The layer's type name for messages and printing ("Linear").
-  virtual const char* name() const = 0;
+  // The layer's type name for messages and printing ("Linear"); by default the dynamic
+  // class's name without its namespaces.
+  virtual const char* name() const;
   // Runs the module: category activation, then forward_impl().
   Tensor forward(const Tensor& x);
   Tensor operator()(const Tensor& x) { return forward(x); }
@@ -58,6 +69,12 @@ class Module {
   std::vector<std::pair<std::string, Tensor>> named_buffers() const;
   std::vector<std::shared_ptr<Module>> children() const;
   const std::vector<std::pair<std::string, std::shared_ptr<Module>>>& named_children() const { return children_; }
+  // This module ("") and every descendant, depth first in registration order, with dotted names
+  // ("layer1", "layer1.conv"). Needs the module to be owned by a std::shared_ptr (throws if not).
+  std::vector<std::pair<std::string, std::shared_ptr<Module>>> named_modules();
+  std::vector<std::shared_ptr<Module>> modules();
+  // Calls fn on this module, then on every descendant in named_modules() order.
+  void apply(const std::function<void(Module&)>& fn);
   int64_t num_parameters() const;  // total elements
 
   // Every parameter, then every buffer, by name: what a weights file holds.
@@ -96,7 +113,8 @@ class Module {
     return module;
   }
 
-  virtual Tensor forward_impl(const Tensor& x) = 0;
+  // Throws: a module that is run overrides it.
+  virtual Tensor forward_impl(const Tensor& x);
   // Shown inside the parentheses by str(), e.g. "in=2, out=64".
   virtual std::string extra_str() const { return ""; }
 
@@ -106,6 +124,7 @@ class Module {
   void convert(std::optional<Device> device, std::optional<DType> dtype, bool buffers = true);
   void collect(const std::string& prefix, bool params, std::vector<std::pair<std::string, Tensor>>& out) const;
   void print(std::ostream& os, const std::string& label, int depth) const;
+  void collect_modules(const std::string& prefix, std::vector<std::pair<std::string, std::shared_ptr<Module>>>& out);
 
   std::vector<std::pair<std::string, Tensor>> parameters_;
   std::vector<std::pair<std::string, Tensor>> buffers_;

@@ -2,8 +2,11 @@
 #include <string>
 #include <vector>
 
+#include "core/generator.h"
 #include "memory/memory.h"
 #include "models/activation.h"
+#include "models/functional.h"
+#include "models/init.h"
 #include "models/linear.h"
 #include "models/sequential.h"
 #include "tests/support/op_contract.h"
@@ -189,4 +192,90 @@ EMBER_CUDA_TEST_CASE("Module::to(cuda) moves parameters in place and matches the
   expect_close(net->forward(x.to(kCUDA)).to(kCPU), expected, 1e-5, "Sequential on cuda");
   net->to(kCPU);
   CHECK_FALSE(weight.is_cuda());
+}
+
+namespace {
+
+// A module written the short way: no name(), a container without forward.
+class Holder : public nn::Module {
+ public:
+  Holder() {
+    inner_ = register_module("inner", std::make_shared<nn::Sequential>(nn::Linear(2, 3), nn::ReLU()));
+    register_module("head", std::make_shared<nn::Linear>(3, 1));
+  }
+
+ private:
+  std::shared_ptr<nn::Sequential> inner_;
+};
+
+}  // namespace
+
+TEST_CASE("name() defaults to the class's own name and layers keep theirs", "[module]") {
+  Holder holder;
+  CHECK(std::string(holder.name()) == "Holder");
+  CHECK(std::string(nn::Linear(2, 3).name()) == "Linear");
+  CHECK(std::string(nn::Functional(ember::relu).name()) == "Functional");
+  CHECK(std::string(nn::Functional(ember::relu, "relu").name()) == "relu");
+  CHECK(holder.str() == "Holder(\n  (inner): Sequential(\n    (0): Linear(in=2, out=3)\n    (1): ReLU()\n  )\n"
+                        "  (head): Linear(in=3, out=1)\n)");
+  expect_error_contains([&] { holder.forward(randn({1, 2})); }, {"Holder", "forward is not implemented"});
+}
+
+TEST_CASE("Sequential takes layers as values and shared_ptrs, in argument order", "[module]") {
+  auto shared = std::make_shared<nn::Linear>(3, 4);
+  nn::Linear moved(4, 2);
+  const Tensor moved_weight = moved.weight();
+  auto net = std::make_shared<nn::Sequential>(nn::Linear(2, 3), nn::ReLU(), shared, std::move(moved),
+                                              nn::Functional([](const Tensor& x) { return x * 2.0; }));
+  REQUIRE(net->size() == 5);
+  CHECK((*net)[2] == shared);  // shared, not copied
+  auto last_linear = std::dynamic_pointer_cast<nn::Linear>((*net)[3]);
+  REQUIRE(last_linear);
+  CHECK(last_linear->weight().is_same(moved_weight));  // the moved layer keeps its tensors
+  CHECK(names_of(net->named_parameters()) ==
+        std::vector<std::string>{"0.weight", "0.bias", "2.weight", "2.bias", "3.weight", "3.bias"});
+
+  Tensor x = randn({5, 2});
+  const Tensor expected = last_linear->forward(shared->forward(relu((*net)[0]->forward(x)))) * 2.0;
+  expect_close(net->forward(x), expected, 0, "variadic Sequential");
+  CHECK(net->str().find("(4): Functional()") != std::string::npos);
+}
+
+TEST_CASE("named_modules: the root as \"\", then every descendant with dotted names", "[module]") {
+  auto holder = std::make_shared<Holder>();
+  std::vector<std::string> names;
+  for (const auto& [n, m] : holder->named_modules()) names.push_back(n + ":" + m->name());
+  CHECK(names == std::vector<std::string>{":Holder", "inner:Sequential", "inner.0:Linear", "inner.1:ReLU",
+                                          "head:Linear"});
+  CHECK(holder->named_modules()[0].second == holder);
+  CHECK(holder->modules().size() == 5);
+  Holder on_stack;
+  expect_error_contains([&] { on_stack.named_modules(); }, {"Holder", "std::shared_ptr"});
+}
+
+TEST_CASE("apply visits every module, the root first, in named_modules order", "[module]") {
+  auto holder = std::make_shared<Holder>();
+  std::vector<std::string> seen;
+  holder->apply([&](nn::Module& m) { seen.push_back(m.name()); });
+  CHECK(seen == std::vector<std::string>{"Holder", "Sequential", "Linear", "ReLU", "Linear"});
+
+  // The libtorch idiom: initialise every Linear's weights through apply.
+  holder->apply([](nn::Module& m) {
+    if (auto* fc = dynamic_cast<nn::Linear*>(&m)) nn::init::constant_(fc->weight(), 0.5);
+  });
+  for (const auto& [n, p] : holder->named_parameters())
+    if (n.find("weight") != std::string::npos) expect_close(p, full(p.shape(), 0.5), 0, n);
+}
+
+TEST_CASE("Sequential in braces builds its layers left to right, as push_back does", "[module]") {
+  manual_seed(5);
+  auto braced = std::make_shared<nn::Sequential>(nn::Sequential{nn::Linear(2, 3), nn::ReLU(), nn::Linear(3, 4)});
+  manual_seed(5);
+  nn::Sequential pushed;
+  pushed.push_back(nn::Linear(2, 3));
+  pushed.push_back(nn::ReLU());
+  pushed.push_back(nn::Linear(3, 4));
+  const auto a = braced->named_parameters(), b = pushed.named_parameters();
+  REQUIRE(a.size() == b.size());
+  for (size_t i = 0; i < a.size(); ++i) expect_close(a[i].second, b[i].second, 0, a[i].first);
 }

@@ -1,5 +1,5 @@
-// Reductions: sum, mean, max over everything and along each dim, argmax; softmax family and
-// cross entropy.
+// Reductions: sum, mean, max over everything and along each dim, argmax, mse_loss; softmax
+// family, cross entropy and nll_loss.
 #include "tests/ops/op_case.h"
 
 namespace ember::test {
@@ -49,6 +49,13 @@ std::vector<OpCase> reduce_cases() {
   cases.push_back(OpCase("reduce", "max [0, 3] dim 1", {In({0, 3})}, [](const Inputs& in) { return max(in[0], 1); }));
   cases.push_back(OpCase("reduce", "sum of rows 1.. of [6, 4] dim 1", {RowsOf({5, 4})},
                          [](const Inputs& in) { return sum(in[0], 1); }));
+  // mse_loss: gradients reach both the input and the target.
+  for (const Shape& shape : {Shape{1}, Shape{7, 3}, Shape{2, 3, 4}}) {
+    cases.push_back(OpCase("reduce", "mse_loss " + shape.str(), {In(shape), In(shape)},
+                           [](const Inputs& in) { return mse_loss(in[0], in[1]); }));
+  }
+  cases.push_back(OpCase("reduce", "mse_loss of rows 1.. of [6, 4] and a constant target", {RowsOf({5, 4}), Constant({5, 4})},
+                         [](const Inputs& in) { return mse_loss(in[0], in[1]); }));
   return cases;
 }
 
@@ -73,6 +80,10 @@ std::vector<OpCase> softmax_cases() {
     const Shape logits{n, c};
     cases.push_back(OpCase("softmax", "cross_entropy " + logits.str(), {In(logits), Labels({n}, c)},
                            [](const Inputs& in) { return cross_entropy(in[0], in[1]); }));
+    cases.push_back(OpCase("softmax", "nll_loss " + logits.str(), {In(logits), Labels({n}, c)},
+                           [](const Inputs& in) { return nll_loss(in[0], in[1]); }));
+    cases.push_back(OpCase("softmax", "nll_loss of log_softmax " + logits.str(), {In(logits), Labels({n}, c)},
+                           [](const Inputs& in) { return nll_loss(log_softmax(in[0], 1), in[1]); }));
   }
   return cases;
 }

@@ -1,0 +1,61 @@
+#pragma once
+// The one header a training program includes, as libtorch's <torch/torch.h>:
+//
+//   #include "ember/ember.h"
+//   using namespace ember;
+//   auto net = std::make_shared<nn::Sequential>(nn::Linear(2, 64), nn::ReLU(), nn::Linear(64, 3));
+//   optim::SGD sgd(net->parameters(), optim::SgdOptions(0.1));
+//   Tensor loss = nll_loss(log_softmax(net->forward(x), 1), y);
+//
+// It includes the public API a program trains with: tensors and their factories, the
+// differentiable ops and losses, grad mode, the layers, nn::init, the optimizers and schedules,
+// the Trainer, the data readers and loader, weights files and the memory report. Lower-level headers
+// (kernels/ops.h, the allocators) stay separate. Installed as include/ember/ember/ember.h,
+// found through the include directory include/ember like every other header.
+
+// tensors, devices, dtypes, random state
+#include "core/device.h"
+#include "core/dtype.h"
+#include "core/generator.h"
+#include "core/tensor.h"
+#include "kernels/factories.h"
+
+// autograd: ops, losses, grad mode, gradient checks
+#include "autograd/grad_mode.h"
+#include "autograd/gradcheck.h"
+#include "autograd/ops.h"
+
+// nn
+#include "models/activation.h"
+#include "models/batch_norm.h"
+#include "models/conv2d.h"
+#include "models/dropout.h"
+#include "models/flatten.h"
+#include "models/functional.h"
+#include "models/init.h"
+#include "models/linear.h"
+#include "models/metrics.h"
+#include "models/mlp.h"
+#include "models/module.h"
+#include "models/pooling.h"
+#include "models/sequential.h"
+#include "models/zoo.h"
+
+// optimizers and learning-rate schedules
+#include "optim/adam.h"
+#include "optim/lr_schedule.h"
+#include "optim/sgd.h"
+
+// the training step with the memory techniques (checkpointing, fp16, accumulation)
+#include "train/trainer.h"
+
+// data and weights files
+#include "data/data_loader.h"
+#include "data/dataset.h"
+#include "data/fashion_mnist.h"
+#include "data/cifar10_reader.h"
+#include "data/safetensors.h"
+#include "data/synthetic.h"
+
+// memory statistics and reports
+#include "memory/memory.h"

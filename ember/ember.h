@@ -41,13 +41,16 @@
 #include "models/sequential.h"
 #include "models/zoo.h"
 
-// optimizers and learning-rate schedules
+// optimizers, parameter groups and learning-rate schedules
 #include "optim/adam.h"
 #include "optim/lr_schedule.h"
+#include "optim/param_group.h"
 #include "optim/sgd.h"
 
 // the training step with the memory techniques (checkpointing, fp16, accumulation)
 #include "train/trainer.h"
+#include "train/training_checkpoint.h"
+#include "train/weights_file.h"
 
 // data and weights files
 #include "data/data_loader.h"
@@ -55,6 +58,7 @@
 #include "data/fashion_mnist.h"
 #include "data/cifar10_reader.h"
 #include "data/safetensors.h"
+#include "data/sample_dataset.h"
 #include "data/synthetic.h"
 
 // memory statistics and reports

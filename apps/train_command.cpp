@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "apps/memory_budget.h"
+#include "apps/number_checks.h"
 #include "apps/progress_bar.h"
 #include "apps/report_table.h"
 #include "apps/train_setup.h"
@@ -112,14 +113,21 @@ CLI::App* add_train_command(CLI::App& app, TrainOptions& o) {
       ->capture_default_str();
   cmd->add_option("--noise", o.noise, "Synthetic data: spirals' angle jitter (radians) / blobs' std")
       ->check(CLI::NonNegativeNumber)
+      ->check(finite_number())
       ->capture_default_str();
   cmd->add_option("--epochs", o.epochs, "Passes over the training set (default: the model's recipe)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--batch", o.batch, "Mini-batch size (default: the model's recipe)")->check(CLI::PositiveNumber);
-  cmd->add_option("--lr", o.lr, "(Peak) learning rate (default: the model's recipe)")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--momentum", o.momentum, "SGD momentum")->check(CLI::Range(0.0, 1.0))->capture_default_str();
+  cmd->add_option("--lr", o.lr, "(Peak) learning rate (default: the model's recipe)")
+      ->check(CLI::NonNegativeNumber)
+      ->check(finite_number());
+  cmd->add_option("--momentum", o.momentum, "SGD momentum")
+      ->check(CLI::Range(0.0, 1.0))
+      ->check(finite_number())
+      ->capture_default_str();
   cmd->add_option("--weight-decay", o.weight_decay, "L2 weight decay (default: the model's recipe)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::NonNegativeNumber)
+      ->check(finite_number());
   cmd->add_option("--schedule", o.schedule,
                   "Learning-rate schedule, per step: constant | step | cosine | onecycle (default: the recipe's)")
       ->check(CLI::IsMember({"constant", "step", "cosine", "onecycle"}));
@@ -131,7 +139,8 @@ CLI::App* add_train_command(CLI::App& app, TrainOptions& o) {
   cmd->add_flag("!--no-progress", o.progress, "Hide the progress bar (it is also hidden when stdout is not a terminal)");
   cmd->add_flag("--json", o.json, "Print one JSON document instead of the table and progress bar");
   cmd->add_option("--min-accuracy", o.min_accuracy, "Exit with code 2 if the final accuracy is below this fraction")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(CLI::Range(0.0, 1.0))
+      ->check(finite_number());
   add_memory_options(cmd, o.memory);
   add_technique_options(cmd, o.technique);
   cmd->add_option("--memory-budget", o.memory_budget,

@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "data/file_bytes.h"
+#include "data/header_sizes.h"
 #include "data/safetensors.h"
 #include "memory/empty.h"
 
@@ -73,11 +74,12 @@ TensorEntry parse_entry(const std::string& name, const Json& entry, const std::s
                                       << "]: begin is after end");
   const uint64_t span = t.end - t.begin;
   uint64_t bytes = 0;
-  const bool representable = checked_byte_count(t.shape.sizes(), dtype_size(t.dtype), &bytes);
-  EMBER_CHECK(representable && bytes == span,
-              where << ": field 'data_offsets' [" << t.begin << ", " << t.end << "] holds " << span
-                    << " bytes but shape " << t.shape << " of " << safetensors_dtype_name(t.dtype) << " needs "
-                    << (representable ? std::to_string(bytes) : std::string("more than 2^64")));
+  EMBER_CHECK(checked_byte_count(t.shape.sizes(), dtype_size(t.dtype), INT64_MAX, &bytes),
+              where << ": field 'shape': shape " << t.shape << " of " << safetensors_dtype_name(t.dtype)
+                    << " is too large: the product of its nonzero sizes exceeds 2^63 - 1 bytes");
+  EMBER_CHECK(bytes == span, where << ": field 'data_offsets' [" << t.begin << ", " << t.end << "] holds " << span
+                                   << " bytes but shape " << t.shape << " of " << safetensors_dtype_name(t.dtype)
+                                   << " needs " << bytes);
   return t;
 }
 

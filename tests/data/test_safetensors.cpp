@@ -148,6 +148,32 @@ TEST_CASE("safetensors load errors name the file and the field", "[safetensors]"
   expect_error_contains([&] { load_safetensors(p); }, {p, "'a'", "data_offsets", "out of range"});
 }
 
+TEST_CASE("safetensors headers nest at most 16 levels", "[safetensors]") {
+  TempDir dir;
+  const std::string p = dir.file("crafted.safetensors");
+  // 200000 nested arrays in a field: printing the field for the error recursed once per level
+  // and overflowed the stack (`ember eval --load` died with a segfault).
+  const std::string deep = std::string(200000, '[') + std::string(200000, ']');
+  write_bytes(p, file_bytes(R"({"w":{"dtype":)" + deep + R"(,"shape":[1],"data_offsets":[0,4]}})", {0, 0, 0, 0}));
+  expect_error_contains([&] { load_safetensors(p); }, {p, "header", "nests deeper than 16 levels"});
+  write_bytes(p, file_bytes(R"({"__metadata__":{"a":)" + deep + "}}", {}));
+  expect_error_contains([&] { load_safetensors(p); }, {p, "header", "nests deeper than 16 levels"});
+  // 16 levels are fine (here in a field the reader ignores); a long value is quoted cut short.
+  const std::string sixteen = std::string(14, '[') + std::string(14, ']');
+  write_bytes(p, file_bytes(R"({"w":{"dtype":"U8","shape":[1],"data_offsets":[0,1],"extra":)" + sixteen + "}}", {7}));
+  CHECK(load_safetensors(p).at("w").to_vector<uint8_t>() == std::vector<uint8_t>{7});
+  write_bytes(p, file_bytes(R"({"w":{"dtype":")" + std::string(1000, 'x') + R"("}})", {}));
+  expect_error_contains([&] { load_safetensors(p); }, {p, "'w'", "'shape' is missing"});
+  write_bytes(p, file_bytes(R"({"w":{"dtype":[")" + std::string(1000, 'x') + R"("],"shape":[],"data_offsets":[0,0]}})", {}));
+  expect_error_contains([&] { load_safetensors(p); }, {p, "'dtype' must be a string, got [\"xxxx", "xxx..."});
+}
+
+TEST_CASE("safetensors files in memory parse like files", "[safetensors]") {
+  const std::vector<uint8_t> bytes = file_bytes(R"({"x":{"dtype":"U8","shape":[2],"data_offsets":[0,2]}})", {5, 6});
+  CHECK(parse_safetensors(bytes.data(), bytes.size(), "mem").at("x").to_vector<uint8_t>() == std::vector<uint8_t>{5, 6});
+  expect_error_contains([&] { parse_safetensors(bytes.data(), 3, "mem.safetensors"); }, {"mem.safetensors", "too short"});
+}
+
 TEST_CASE("safetensors shapes with a zero size are bounded too", "[safetensors]") {
   TempDir dir;
   const std::string p = dir.file("crafted.safetensors");

@@ -1,9 +1,9 @@
 #include "core/device.h"
 
-#include <cstdlib>
-#include <cstring>
+#include <climits>
 
 #include "core/error.h"
+#include "core/parse_integer.h"
 
 namespace ember {
 
@@ -13,10 +13,10 @@ Device::Device(const char* spec) {
     *this = Device(DeviceType::cpu, 0);
   } else if (s == "cuda") {
     *this = Device(DeviceType::cuda, 0);
-  } else if (s.rfind("cuda:", 0) == 0 && s.size() > 5) {
-    char* end = nullptr;
-    const long index = std::strtol(s.c_str() + 5, &end, 10);
-    EMBER_CHECK(*end == '\0' && index >= 0, "bad device '" << s << "' (expected cpu, cuda or cuda:N)");
+  } else if (s.rfind("cuda:", 0) == 0) {
+    int64_t index = 0;
+    EMBER_CHECK(read_decimal(s.substr(5), &index) && index <= INT_MAX,
+                "bad device '" << s << "' (expected cpu, cuda or cuda:N, N a device number in plain digits)");
     *this = Device(DeviceType::cuda, static_cast<int>(index));
   } else {
     EMBER_THROW("bad device '" << s << "' (expected cpu, cuda or cuda:N)");

@@ -5,8 +5,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/bad_alloc_error.h"
 #include "core/error.h"
 #include "data/file_bytes.h"
+#include "data/header_sizes.h"
 #include "data/safetensors.h"
 #include "memory/empty.h"
 
@@ -17,6 +19,12 @@ constexpr size_t kLengthPrefixBytes = 8;
 // The reference implementation refuses headers over 100 MB; so do we (a corrupt
 // length must not make us parse gigabytes).
 constexpr uint64_t kMaxHeaderBytes = 100'000'000;
+// The format nests 3 levels (header object, tensor object, shape array); the cap leaves
+// room for extra fields but stops a crafted header before nesting costs memory and stack
+// (printing a value recurses once per level).
+constexpr int kMaxHeaderDepth = 16;
+// A JSON value quoted in an error is cut to this many characters.
+constexpr size_t kMaxQuotedChars = 80;
 
 using Json = nlohmann::json;
 
@@ -27,8 +35,15 @@ struct TensorEntry {
   uint64_t begin = 0, end = 0;
 };
 
+// `value` as JSON text for an error message, cut short when long.
+std::string quoted(const Json& value) {
+  std::string text = value.dump();
+  if (text.size() > kMaxQuotedChars) text = text.substr(0, kMaxQuotedChars) + "...";
+  return text;
+}
+
 DType parse_dtype_field(const Json& value, const std::string& where) {
-  EMBER_CHECK(value.is_string(), where << ": field 'dtype' must be a string, got " << value.dump());
+  EMBER_CHECK(value.is_string(), where << ": field 'dtype' must be a string, got " << quoted(value));
   const std::string name = value.get<std::string>();
   static const std::pair<const char*, DType> kSupported[] = {
       {"F32", DType::f32}, {"F16", DType::f16}, {"F64", DType::f64}, {"I64", DType::i64}, {"U8", DType::u8}};
@@ -43,7 +58,7 @@ DType parse_dtype_field(const Json& value, const std::string& where) {
 
 uint64_t parse_unsigned(const Json& value, const std::string& where, const char* field) {
   EMBER_CHECK(value.is_number_unsigned() || (value.is_number_integer() && value.get<int64_t>() >= 0),
-              where << ": field '" << field << "' must hold non-negative integers, got " << value.dump());
+              where << ": field '" << field << "' must hold non-negative integers, got " << quoted(value));
   return value.get<uint64_t>();
 }
 
@@ -56,7 +71,7 @@ TensorEntry parse_entry(const std::string& name, const Json& entry, const std::s
   t.name = name;
   t.dtype = parse_dtype_field(entry["dtype"], where);
   const Json& shape = entry["shape"];
-  EMBER_CHECK(shape.is_array(), where << ": field 'shape' must be an array, got " << shape.dump());
+  EMBER_CHECK(shape.is_array(), where << ": field 'shape' must be an array, got " << quoted(shape));
   std::vector<int64_t> sizes;
   for (const Json& s : shape) {
     const uint64_t size = parse_unsigned(s, where, "shape");
@@ -66,27 +81,28 @@ TensorEntry parse_entry(const std::string& name, const Json& entry, const std::s
   t.shape = Shape(std::move(sizes));
   const Json& offsets = entry["data_offsets"];
   EMBER_CHECK(offsets.is_array() && offsets.size() == 2,
-              where << ": field 'data_offsets' must be [begin, end], got " << offsets.dump());
+              where << ": field 'data_offsets' must be [begin, end], got " << quoted(offsets));
   t.begin = parse_unsigned(offsets[0], where, "data_offsets");
   t.end = parse_unsigned(offsets[1], where, "data_offsets");
   EMBER_CHECK(t.begin <= t.end, where << ": field 'data_offsets' [" << t.begin << ", " << t.end
                                       << "]: begin is after end");
   const uint64_t span = t.end - t.begin;
   uint64_t bytes = 0;
-  const bool representable = checked_byte_count(t.shape.sizes(), dtype_size(t.dtype), &bytes);
-  EMBER_CHECK(representable && bytes == span,
-              where << ": field 'data_offsets' [" << t.begin << ", " << t.end << "] holds " << span
-                    << " bytes but shape " << t.shape << " of " << safetensors_dtype_name(t.dtype) << " needs "
-                    << (representable ? std::to_string(bytes) : std::string("more than 2^64")));
+  EMBER_CHECK(checked_byte_count(t.shape.sizes(), dtype_size(t.dtype), INT64_MAX, &bytes),
+              where << ": field 'shape': shape " << t.shape << " of " << safetensors_dtype_name(t.dtype)
+                    << " is too large: the product of its nonzero sizes exceeds 2^63 - 1 bytes");
+  EMBER_CHECK(bytes == span, where << ": field 'data_offsets' [" << t.begin << ", " << t.end << "] holds " << span
+                                   << " bytes but shape " << t.shape << " of " << safetensors_dtype_name(t.dtype)
+                                   << " needs " << bytes);
   return t;
 }
 
 SafetensorsMetadata parse_metadata(const Json& value, const std::string& file) {
-  EMBER_CHECK(value.is_object(), file << ": field '__metadata__' must be an object of strings, got " << value.dump());
+  EMBER_CHECK(value.is_object(), file << ": field '__metadata__' must be an object of strings, got " << quoted(value));
   SafetensorsMetadata metadata;
   for (const auto& [key, v] : value.items()) {
     EMBER_CHECK(v.is_string(), file << ": field '__metadata__': value of '" << key << "' must be a string, got "
-                                    << v.dump());
+                                    << quoted(v));
     metadata[key] = v.get<std::string>();
   }
   return metadata;
@@ -98,6 +114,10 @@ Json parse_header(const uint8_t* begin, const uint8_t* end, const std::string& f
   std::string duplicate;
   std::set<std::string> names;
   auto callback = [&](int depth, Json::parse_event_t event, Json& parsed) {
+    const bool opens = event == Json::parse_event_t::object_start || event == Json::parse_event_t::array_start;
+    // depth counts the containers already open: this one would be level depth + 1.
+    EMBER_CHECK(!opens || depth < kMaxHeaderDepth,
+                file << ": header: the JSON nests deeper than " << kMaxHeaderDepth << " levels");
     if (event == Json::parse_event_t::key && depth == 1 && !names.insert(parsed.get<std::string>()).second)
       duplicate = parsed.get<std::string>();
     return true;
@@ -139,41 +159,52 @@ void check_layout(std::vector<TensorEntry> entries, uint64_t buffer_bytes, const
 
 }  // namespace
 
+std::map<std::string, Tensor> parse_safetensors(const uint8_t* data, size_t size, const std::string& name,
+                                                SafetensorsMetadata* metadata) {
+  const std::string file = "load_safetensors: " + name;
+  return with_bad_alloc_as_error(file, [&] {
+    EMBER_CHECK(size >= kLengthPrefixBytes, file << ": file too short (" << size
+                                                 << " bytes; a safetensors file starts with an 8-byte header length)");
+    uint64_t header_length = 0;
+    for (size_t i = 0; i < kLengthPrefixBytes; ++i) header_length |= static_cast<uint64_t>(data[i]) << (8 * i);
+    const uint64_t available = size - kLengthPrefixBytes;
+    EMBER_CHECK(header_length <= available, file << ": header length " << header_length
+                                                 << " is beyond the end of the file (" << available
+                                                 << " bytes follow the length; truncated file?)");
+    EMBER_CHECK(header_length <= kMaxHeaderBytes, file << ": header length " << header_length
+                                                       << " exceeds the limit of " << kMaxHeaderBytes << " bytes");
+    const uint8_t* header_begin = data + kLengthPrefixBytes;
+    const Json header = parse_header(header_begin, header_begin + header_length, file);
+
+    std::vector<TensorEntry> entries;
+    SafetensorsMetadata parsed_metadata;
+    for (const auto& [key, value] : header.items()) {
+      if (key == "__metadata__")
+        parsed_metadata = parse_metadata(value, file);
+      else
+        entries.push_back(parse_entry(key, value, file));
+    }
+    const uint64_t buffer_bytes = available - header_length;
+    check_layout(entries, buffer_bytes, file);
+
+    // Every tensor lies inside the buffer now, so the allocations below add up to the file's size at most.
+    const uint8_t* buffer = header_begin + header_length;
+    std::map<std::string, Tensor> tensors;
+    for (const TensorEntry& t : entries) {
+      Tensor tensor = empty(t.shape, TensorOptions(t.dtype));
+      if (t.end > t.begin) std::memcpy(tensor.data_ptr(), buffer + t.begin, t.end - t.begin);
+      tensors.emplace(t.name, std::move(tensor));
+    }
+    if (metadata != nullptr) *metadata = std::move(parsed_metadata);
+    return tensors;
+  });
+}
+
 std::map<std::string, Tensor> load_safetensors(const std::string& path, SafetensorsMetadata* metadata) {
-  const std::string file = "load_safetensors: " + path;
-  const std::vector<uint8_t> bytes = read_raw_file_bytes(path, "load_safetensors");
-  EMBER_CHECK(bytes.size() >= kLengthPrefixBytes, file << ": file too short (" << bytes.size()
-                                                       << " bytes; a safetensors file starts with an 8-byte header length)");
-  uint64_t header_length = 0;
-  for (size_t i = 0; i < kLengthPrefixBytes; ++i) header_length |= static_cast<uint64_t>(bytes[i]) << (8 * i);
-  const uint64_t available = bytes.size() - kLengthPrefixBytes;
-  EMBER_CHECK(header_length <= available, file << ": header length " << header_length << " is beyond the end of the file ("
-                                               << available << " bytes follow the length; truncated file?)");
-  EMBER_CHECK(header_length <= kMaxHeaderBytes, file << ": header length " << header_length << " exceeds the limit of "
-                                                     << kMaxHeaderBytes << " bytes");
-  const uint8_t* header_begin = bytes.data() + kLengthPrefixBytes;
-  const Json header = parse_header(header_begin, header_begin + header_length, file);
-
-  std::vector<TensorEntry> entries;
-  SafetensorsMetadata parsed_metadata;
-  for (const auto& [key, value] : header.items()) {
-    if (key == "__metadata__")
-      parsed_metadata = parse_metadata(value, file);
-    else
-      entries.push_back(parse_entry(key, value, file));
-  }
-  const uint64_t buffer_bytes = available - header_length;
-  check_layout(entries, buffer_bytes, file);
-
-  const uint8_t* buffer = header_begin + header_length;
-  std::map<std::string, Tensor> tensors;
-  for (const TensorEntry& t : entries) {
-    Tensor tensor = empty(t.shape, TensorOptions(t.dtype));
-    if (t.end > t.begin) std::memcpy(tensor.data_ptr(), buffer + t.begin, t.end - t.begin);
-    tensors.emplace(t.name, std::move(tensor));
-  }
-  if (metadata != nullptr) *metadata = std::move(parsed_metadata);
-  return tensors;
+  return with_bad_alloc_as_error("load_safetensors: " + path, [&] {
+    const std::vector<uint8_t> bytes = read_raw_file_bytes(path, "load_safetensors");
+    return parse_safetensors(bytes.data(), bytes.size(), path, metadata);
+  });
 }
 
 }  // namespace ember::data

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/bad_alloc_error.h"
 #include "core/error.h"
 #include "memory/scopes.h"
 
@@ -121,20 +122,18 @@ void save_memory_run(const std::string& path, const MemoryRun& run) {
   }
 }
 
-MemoryRun load_memory_run(const std::string& path) {
-  std::ifstream in(path);
-  EMBER_CHECK(in.good(), "memory run: cannot open '" << path << "'");
-  std::stringstream text;
-  text << in.rdbuf();
-  const RunReader reader(path);
+namespace {
+
+MemoryRun parse_run(const std::string& text, const std::string& name) {
+  const RunReader reader(name);
   nlohmann::json doc;
   try {
-    doc = nlohmann::json::parse(text.str(), [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+    doc = nlohmann::json::parse(text, [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
       if (depth > kMaxDepth) reader.fail("(document)", "nests deeper than " + std::to_string(kMaxDepth) + " levels");
       return true;
     });
   } catch (const nlohmann::json::exception& e) {
-    EMBER_THROW("memory run '" << path << "': not JSON (" << e.what() << ")");
+    EMBER_THROW("memory run '" << name << "': not JSON (" << e.what() << ")");
   }
   if (doc.is_object() && doc.contains("traceEvents"))
     reader.fail("format", "is missing: this is a --memory-trace (Perfetto) file; `ember compare` reads --memory-json");
@@ -175,6 +174,20 @@ MemoryRun load_memory_run(const std::string& path) {
       reader.fail("samples[" + std::to_string(i) + "][0] (time_ms)", "goes back in time");
   }
   return run;
+}
+
+}  // namespace
+
+MemoryRun load_memory_run(const std::string& path) {
+  std::ifstream in(path);
+  EMBER_CHECK(in.good(), "memory run: cannot open '" << path << "'");
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_memory_run(text.str(), path);
+}
+
+MemoryRun parse_memory_run(const std::string& text, const std::string& name) {
+  return with_bad_alloc_as_error("memory run '" + name + "'", [&] { return parse_run(text, name); });
 }
 
 }  // namespace ember

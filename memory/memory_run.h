@@ -32,5 +32,7 @@ MemoryRun memory_run_from(const MemoryRecorder& recorder, std::string title, nlo
 // Writes to a temporary file beside `path` and renames it, so a failed write leaves any old file.
 void save_memory_run(const std::string& path, const MemoryRun& run);
 MemoryRun load_memory_run(const std::string& path);
+// The same for a file's text in memory; `name` (the file) labels the errors.
+MemoryRun parse_memory_run(const std::string& text, const std::string& name);
 
 }  // namespace ember

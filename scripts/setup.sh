@@ -14,6 +14,7 @@ packages=(
   zlib1g-dev               # .gz datasets
   libomp-dev
   dataset-fashion-mnist    # the default training data
+  clang-14 libclang-rt-14-dev  # scripts/fuzz.sh: libFuzzer, ASan and UBSan runtimes (libclang_rt.fuzzer*.a)
 )
 
 missing=()

@@ -4,20 +4,15 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "core/parse_integer.h"
 
 namespace ember::train {
 
 CheckpointPolicy CheckpointPolicy::parse(const std::string& text, const char* what) {
   if (text == "none") return none();
   if (text == "sqrt") return sqrt();
-  size_t used = 0;
-  long long n = 0;
-  try {
-    n = std::stoll(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  EMBER_CHECK(used == text.size() && used > 0,
+  int64_t n = 0;
+  EMBER_CHECK(read_decimal(text, &n),
               what << ": '" << text << "' is not a checkpoint policy; expected none, sqrt or a number of segments (1, 2, ...)");
   EMBER_CHECK(n >= 1, what << ": " << n << " segments is not allowed; give at least 1 (or none to turn checkpointing off)");
   return fixed(n);

@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "core/error.h"
+#include "core/parse_integer.h"
 #include "kernels/conv_geometry.h"
 #include "kernels/cpu/conv2d_winograd.h"
 #include "kernels/factories.h"
@@ -39,6 +41,7 @@ using ember::kernels::CpuConvAlgorithm;
 
 constexpr int64_t kBatch = 64;
 constexpr int kRepetitions = 3;
+constexpr int64_t kMaxThreads = 1024;
 
 struct Layer {
   const char* name;
@@ -184,7 +187,8 @@ std::vector<int> parse_threads(int* argc, char** argv) {
     const std::string arg = argv[i];
     if (arg.rfind("--threads=", 0) == 0) {
       std::stringstream list(arg.substr(std::strlen("--threads=")));
-      for (std::string item; std::getline(list, item, ',');) threads.push_back(std::max(1, std::atoi(item.c_str())));
+      for (std::string item; std::getline(list, item, ',');)
+        threads.push_back(static_cast<int>(ember::parse_integer(item, "--threads", 1, kMaxThreads)));
     } else {
       argv[kept++] = argv[i];
     }
@@ -218,7 +222,13 @@ void register_benchmarks(const std::vector<int>& thread_counts) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::vector<int> threads = parse_threads(&argc, argv);
+  std::vector<int> threads;
+  try {
+    threads = parse_threads(&argc, argv);
+  } catch (const ember::Error& e) {
+    std::cerr << "bench_conv: " << e.what() << "\n";
+    return 2;
+  }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   register_benchmarks(threads);

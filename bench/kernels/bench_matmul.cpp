@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -25,6 +26,8 @@
 #include <vector>
 
 #include "core/cuda_runtime.h"
+#include "core/error.h"
+#include "core/parse_integer.h"
 #include "kernels/factories.h"
 #include "kernels/ops.h"
 #include "kernels/providers.h"
@@ -45,11 +48,23 @@ constexpr int64_t kDefaultCpuMaxSize = 2048;
 constexpr double kGpuFlopsPerRegion = 2e9;
 constexpr int kRepetitions = 3;
 const std::vector<int64_t> kSizes = {256, 512, 1024, 2048, 4096};
+constexpr int64_t kMaxThreads = 1024;
 
-double env_number(const char* name, double fallback) {
+// A peak in GFLOP/s from the environment: a finite positive number (atof read "inf" and
+// "abc" silently, and a peak of 0 or inf makes every peak_frac meaningless).
+double env_gflops(const char* name, double fallback) {
   const char* v = std::getenv(name);
-  return v != nullptr && *v != '\0' ? std::atof(v) : fallback;
+  if (v == nullptr || *v == '\0') return fallback;
+  char* end = nullptr;
+  const double gflops = std::strtod(v, &end);
+  EMBER_CHECK(*end == '\0' && std::isfinite(gflops) && gflops > 0,
+              name << "='" << v << "': expected a finite positive number of GFLOP/s");
+  return gflops;
 }
+
+// The largest CPU size, from EMBER_BENCH_CPU_MAX_SIZE or --cpu-max-size= (plain digits:
+// "1e30" and "inf" used to become a garbage limit through atof and a float-to-int cast).
+int64_t max_size(const char* text, const char* what) { return ember::parse_integer(text, what, 1, kSizes.back()); }
 
 double flops_of(int64_t n) { return 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n); }
 
@@ -63,17 +78,19 @@ struct Options {
 // Takes our flags out of argv (Google Benchmark rejects flags it does not know).
 Options parse_options(int* argc, char** argv) {
   Options o;
-  o.cpu_max_size = static_cast<int64_t>(env_number("EMBER_BENCH_CPU_MAX_SIZE", kDefaultCpuMaxSize));
-  o.cpu_peak_gflops = env_number("EMBER_CPU_PEAK_GFLOPS", kDefaultCpuPeakGflops);
-  o.gpu_peak_gflops = env_number("EMBER_GPU_PEAK_GFLOPS", kDefaultGpuPeakGflops);
+  const char* env_max_size = std::getenv("EMBER_BENCH_CPU_MAX_SIZE");
+  if (env_max_size != nullptr && *env_max_size != '\0') o.cpu_max_size = max_size(env_max_size, "EMBER_BENCH_CPU_MAX_SIZE");
+  o.cpu_peak_gflops = env_gflops("EMBER_CPU_PEAK_GFLOPS", kDefaultCpuPeakGflops);
+  o.gpu_peak_gflops = env_gflops("EMBER_GPU_PEAK_GFLOPS", kDefaultGpuPeakGflops);
   int kept = 1;
   for (int i = 1; i < *argc; ++i) {
     const std::string arg = argv[i];
     if (arg.rfind("--threads=", 0) == 0) {
       std::stringstream list(arg.substr(std::strlen("--threads=")));
-      for (std::string item; std::getline(list, item, ',');) o.threads.push_back(std::max(1, std::atoi(item.c_str())));
+      for (std::string item; std::getline(list, item, ',');)
+        o.threads.push_back(static_cast<int>(ember::parse_integer(item, "--threads", 1, kMaxThreads)));
     } else if (arg.rfind("--cpu-max-size=", 0) == 0) {
-      o.cpu_max_size = std::atoll(arg.c_str() + std::strlen("--cpu-max-size="));
+      o.cpu_max_size = max_size(arg.c_str() + std::strlen("--cpu-max-size="), "--cpu-max-size");
     } else {
       argv[kept++] = argv[i];
     }
@@ -185,7 +202,13 @@ void register_benchmarks(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const Options options = parse_options(&argc, argv);
+  Options options;
+  try {
+    options = parse_options(&argc, argv);
+  } catch (const ember::Error& e) {
+    std::cerr << "bench_matmul: " << e.what() << "\n";
+    return 2;
+  }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   register_benchmarks(options);

@@ -152,6 +152,17 @@ TEST_CASE("ember train --memory-limit rejects a size that is not one", "[cli]") 
   }
 }
 
+TEST_CASE("ember train rejects nan and inf for its fractional options", "[cli]") {
+  // CLI11's Range and NonNegativeNumber let nan through (every comparison with nan is false):
+  // --min-accuracy nan switched the accuracy check off, since no accuracy is below nan.
+  for (const char* option : {"--min-accuracy", "--lr", "--momentum", "--weight-decay", "--noise"})
+    for (const char* text : {"nan", "inf", "-inf", "NaN", "1e400"}) {
+      INFO(option << " " << text);
+      CHECK_THROWS_AS(parse_train({"train", option, text}), CLI::ValidationError);
+    }
+  CHECK(parse_train({"train", "--min-accuracy", "0.5", "--noise", "1e-3"}).min_accuracy == 0.5);
+}
+
 TEST_CASE("ember bench-train prints a table, or with --json the peaks by category", "[cli]") {
   BenchTrainOptions o;
   o.model = "lenet5";

@@ -28,6 +28,12 @@ TEST_CASE("devices and dtypes parse and print", "[core]") {
   CHECK(Device("cuda:1").index == 1);
   CHECK(Device("cuda").str() == "cuda:0");
   expect_error_contains([] { Device("gpu"); }, {"bad device", "gpu"});
+  // The index is plain decimal digits within int: strtol used to take spaces and signs, and
+  // cuda:4294967296 wrapped to cuda:0.
+  CHECK(Device("cuda:007").index == 7);
+  for (const char* bad : {"cuda:4294967296", "cuda:2147483648", "cuda: 1", "cuda:+1", "cuda:-0", "cuda:1 ", "cuda:0x1",
+                          "cuda:1e3", "cuda:inf", "cuda:"})
+    expect_error_contains([&] { Device{bad}; }, {"bad device", std::string("'") + bad + "'", "cuda:N"});
   CHECK(parse_dtype("float16") == DType::f16);
   CHECK(dtype_size(DType::f16) == 2);
   expect_error_contains([] { parse_dtype("bf16"); }, {"unknown dtype", "bf16"});

@@ -1,10 +1,13 @@
 #include "data/cifar10_reader.h"
+#include "data/file_bytes.h"
 #include "tests/data/temp_dir.h"
+#include "tests/support/gzip_bytes.h"
 #include "tests/support/op_contract.h"
 
 using namespace ember;
 using namespace ember::data;
 using test::expect_error_contains;
+using test::gzip_bytes;
 using test::TempDir;
 using test::write_bytes;
 
@@ -77,4 +80,25 @@ TEST_CASE("CIFAR-10 errors name the file: bad size, bad label, missing batch", "
   std::filesystem::remove(dir.file("data_batch_3.bin"));
   expect_error_contains([&] { load_cifar10(dir.path(), Split::train); }, {dir.path(), "data_batch_3.bin"});
   expect_error_contains([&] { read_cifar10_files({}, "none"); }, {"no files"});
+}
+
+TEST_CASE("a gzipped CIFAR-10 file reads the same, and inflates no further than the limit", "[data]") {
+  TempDir dir;
+  const std::vector<uint8_t> raw = cifar_bytes(0, 3);
+  write_bytes(dir.file("batch.bin"), gzip_bytes(raw));
+  Dataset gz = read_cifar10_files({dir.file("batch.bin")}, "gz");
+  CHECK(gz.images.shape() == Shape{3, 3, 32, 32});
+  CHECK(gz.images.data<uint8_t>()[2 * 3072 + 7] == synthetic_pixel(2, 7));
+  // Inflation stops one byte past the limit: a few MB of gzip could otherwise inflate to
+  // gigabytes and end in an uncaught std::bad_alloc. (kMaxCifar10FileBytes, 1 GiB, is the
+  // reader's limit; a small one here shows the mechanism.)
+  const uint64_t limit = 2 * kCifar10RecordBytes;
+  expect_error_contains([&] { decode_file_bytes(gzip_bytes(raw), "three.bin", "read_cifar10", limit); },
+                        {"read_cifar10", "three.bin", "inflates to more than the limit of 6146 bytes"});
+  expect_error_contains([&] { decode_file_bytes(raw, "three.bin", "read_cifar10", limit); },
+                        {"read_cifar10", "three.bin", "9219 bytes, more than the limit of 6146 bytes"});
+  CHECK(decode_file_bytes(gzip_bytes(raw), "three.bin", "read_cifar10", 3 * kCifar10RecordBytes) == raw);
+  // Files already in memory parse the same way.
+  CHECK(parse_cifar10({{"mem", raw}}, "mem").labels.to_vector<int64_t>() == std::vector<int64_t>{0, 1, 2});
+  expect_error_contains([&] { parse_cifar10({{"mem", {1, 2, 3}}}, "mem"); }, {"mem", "size 3 bytes", "3073"});
 }

@@ -1,16 +1,16 @@
-#include <zlib.h>
-
 #include <numeric>
 
 #include "data/fashion_mnist.h"
 #include "data/file_bytes.h"
 #include "data/idx_reader.h"
 #include "tests/data/temp_dir.h"
+#include "tests/support/gzip_bytes.h"
 #include "tests/support/op_contract.h"
 
 using namespace ember;
 using namespace ember::data;
 using test::expect_error_contains;
+using test::gzip_bytes;
 using test::TempDir;
 using test::write_bytes;
 
@@ -26,13 +26,6 @@ std::vector<uint8_t> idx_bytes(const std::vector<uint32_t>& dims, const std::vec
     for (int shift = 24; shift >= 0; shift -= 8) b.push_back(static_cast<uint8_t>(d >> shift));
   b.insert(b.end(), payload.begin(), payload.end());
   return b;
-}
-
-void write_gzip(const std::string& path, const std::vector<uint8_t>& bytes) {
-  gzFile f = gzopen(path.c_str(), "wb");
-  REQUIRE(f != nullptr);
-  REQUIRE(gzwrite(f, bytes.data(), static_cast<unsigned>(bytes.size())) == static_cast<int>(bytes.size()));
-  REQUIRE(gzclose(f) == Z_OK);
 }
 
 int64_t pixel_sum(const Tensor& images, int64_t index) {
@@ -75,13 +68,13 @@ TEST_CASE("the committed Fashion-MNIST subset reads with known values", "[data]"
 TEST_CASE("uncompressed IDX files read the same as gzipped ones", "[data]") {
   TempDir dir;
   for (const char* stem : {"train-images-idx3-ubyte", "train-labels-idx1-ubyte"})
-    write_bytes(dir.file(stem), read_file_bytes(kSubset + "/" + stem + ".gz", "test"));
+    write_bytes(dir.file(stem), read_file_bytes(kSubset + "/" + stem + ".gz", "test", kMaxIdxDataBytes));
   Dataset gz = load_fashion_mnist(kSubset, Split::train);
   Dataset raw = load_fashion_mnist(dir.path(), Split::train);
   CHECK(raw.images.to_vector<uint8_t>() == gz.images.to_vector<uint8_t>());
   CHECK(raw.labels.to_vector<int64_t>() == gz.labels.to_vector<int64_t>());
   // A file we gzip ourselves reads too.
-  write_gzip(dir.file("small.gz"), idx_bytes({2, 1, 3}, {1, 2, 3, 4, 5, 6}));
+  write_bytes(dir.file("small.gz"), gzip_bytes(idx_bytes({2, 1, 3}, {1, 2, 3, 4, 5, 6})));
   Tensor small = read_idx_images(dir.file("small.gz"));
   CHECK(small.shape() == Shape{2, 1, 1, 3});
   CHECK(small.to_vector<uint8_t>() == std::vector<uint8_t>{1, 2, 3, 4, 5, 6});
@@ -109,13 +102,41 @@ TEST_CASE("IDX errors name the file and what is wrong", "[data]") {
   write_bytes(p, {0, 0, 8, 3, 0, 0, 0, 2, 0, 0});  // 3 sizes announced, 1.5 present
   expect_error_contains([&] { read_idx(p); }, {p, "truncated header"});
   write_bytes(p, idx_bytes({0xffffffffu, 0xffffffffu, 0xffffffffu}, {}));  // sizes whose product overflows
-  expect_error_contains([&] { read_idx(p); }, {p, "size", "more than 2^64", "truncated"});
+  expect_error_contains([&] { read_idx(p); }, {p, "size", "too large", "limit of 4294967296 bytes"});
 
   // Wrong dimension counts for images and labels.
   write_bytes(p, idx_bytes({4}, {0, 1, 2, 3}));
   expect_error_contains([&] { read_idx_images(p); }, {p, "expected 3 dimension", "0x00000801", "gives 1"});
   write_bytes(p, idx_bytes({1, 2, 2}, {0, 1, 2, 3}));
   expect_error_contains([&] { read_idx_labels(p); }, {p, "expected 1 dimension", "gives 3"});
+}
+
+TEST_CASE("IDX sizes are bounded before anything is allocated from them", "[data]") {
+  TempDir dir;
+  const std::string p = dir.file("sizes");
+  // A 0 size made the byte count 0 and let the others through: [0, 1, 2^32-1, 2^32-1]
+  // overflowed the int64 strides of the image tensor (a signed overflow).
+  write_bytes(p, idx_bytes({0, 0xffffffffu, 0xffffffffu}, {}));
+  expect_error_contains([&] { read_idx_images(p); },
+                        {p, "size", "[0, 4294967295, 4294967295]", "limit of 4294967296 bytes"});
+  write_bytes(p, idx_bytes({65536, 65536, 2}, {}));
+  expect_error_contains([&] { read_idx_images(p); }, {p, "size", "[65536, 65536, 2]", "limit of 4294967296 bytes"});
+  // Empty arrays within the limit read.
+  write_bytes(p, idx_bytes({0, 28, 28}, {}));
+  CHECK(read_idx_images(p).shape() == Shape{0, 1, 28, 28});
+}
+
+TEST_CASE("a gzipped IDX file is inflated no further than its header declares", "[data]") {
+  TempDir dir;
+  const std::string p = dir.file("bomb.gz");
+  // The header declares 1 label; 64 MiB of zeros follow (64 KiB of gzip). The reader used to
+  // inflate all of it first: a few MB of such a file inflate to gigabytes.
+  write_bytes(p, gzip_bytes(idx_bytes({1}, std::vector<uint8_t>(size_t{64} << 20, 0))));
+  expect_error_contains([&] { read_idx_labels(p); },
+                        {p, "size", "dimensions [1] need 1 bytes", "more than 1048576 trailing bytes"});
+  // The same file inflated: every trailing byte is counted.
+  write_bytes(p, idx_bytes({1}, std::vector<uint8_t>(size_t{3} << 20, 0)));
+  expect_error_contains([&] { read_idx_labels(p); }, {p, "the file has 3145728 (3145727 trailing bytes)"});
 }
 
 TEST_CASE("gzip corruption and truncation are errors, never short reads", "[data]") {

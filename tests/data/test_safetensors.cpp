@@ -125,7 +125,7 @@ TEST_CASE("safetensors load errors name the file and the field", "[safetensors]"
   expect_load_error(R"({"w":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}})", eight,
                     {"'w'", "data_offsets", "holds 8 bytes", "[3]", "needs 12"});
   expect_load_error(R"({"w":{"dtype":"F32","shape":[4294967296,4294967296],"data_offsets":[0,8]}})", eight,
-                    {"'w'", "data_offsets", "more than 2^64"});
+                    {"'w'", "'shape'", "too large", "2^63 - 1 bytes"});
   expect_load_error(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
                     R"("b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}})",
                     std::vector<uint8_t>(12, 0), {"'b'", "data_offsets", "overlaps tensor 'a'"});
@@ -146,6 +146,46 @@ TEST_CASE("safetensors load errors name the file and the field", "[safetensors]"
   bytes.resize(bytes.size() - 3);
   write_bytes(p, bytes);
   expect_error_contains([&] { load_safetensors(p); }, {p, "'a'", "data_offsets", "out of range"});
+}
+
+TEST_CASE("safetensors headers nest at most 16 levels", "[safetensors]") {
+  TempDir dir;
+  const std::string p = dir.file("crafted.safetensors");
+  // 200000 nested arrays in a field: printing the field for the error recursed once per level
+  // and overflowed the stack (`ember eval --load` died with a segfault).
+  const std::string deep = std::string(200000, '[') + std::string(200000, ']');
+  write_bytes(p, file_bytes(R"({"w":{"dtype":)" + deep + R"(,"shape":[1],"data_offsets":[0,4]}})", {0, 0, 0, 0}));
+  expect_error_contains([&] { load_safetensors(p); }, {p, "header", "nests deeper than 16 levels"});
+  write_bytes(p, file_bytes(R"({"__metadata__":{"a":)" + deep + "}}", {}));
+  expect_error_contains([&] { load_safetensors(p); }, {p, "header", "nests deeper than 16 levels"});
+  // 16 levels are fine (here in a field the reader ignores); a long value is quoted cut short.
+  const std::string sixteen = std::string(14, '[') + std::string(14, ']');
+  write_bytes(p, file_bytes(R"({"w":{"dtype":"U8","shape":[1],"data_offsets":[0,1],"extra":)" + sixteen + "}}", {7}));
+  CHECK(load_safetensors(p).at("w").to_vector<uint8_t>() == std::vector<uint8_t>{7});
+  write_bytes(p, file_bytes(R"({"w":{"dtype":")" + std::string(1000, 'x') + R"("}})", {}));
+  expect_error_contains([&] { load_safetensors(p); }, {p, "'w'", "'shape' is missing"});
+  write_bytes(p, file_bytes(R"({"w":{"dtype":[")" + std::string(1000, 'x') + R"("],"shape":[],"data_offsets":[0,0]}})", {}));
+  expect_error_contains([&] { load_safetensors(p); }, {p, "'dtype' must be a string, got [\"xxxx", "xxx..."});
+}
+
+TEST_CASE("safetensors files in memory parse like files", "[safetensors]") {
+  const std::vector<uint8_t> bytes = file_bytes(R"({"x":{"dtype":"U8","shape":[2],"data_offsets":[0,2]}})", {5, 6});
+  CHECK(parse_safetensors(bytes.data(), bytes.size(), "mem").at("x").to_vector<uint8_t>() == std::vector<uint8_t>{5, 6});
+  expect_error_contains([&] { parse_safetensors(bytes.data(), 3, "mem.safetensors"); }, {"mem.safetensors", "too short"});
+}
+
+TEST_CASE("safetensors shapes with a zero size are bounded too", "[safetensors]") {
+  TempDir dir;
+  const std::string p = dir.file("crafted.safetensors");
+  // A 0 size made the byte count 0 and let the others through: [2^32, 2^32, 0] overflowed
+  // the tensor's int64 numel, [0, 2^32, 2^32] its strides (signed overflows).
+  for (const char* shape : {"[4294967296,4294967296,0]", "[0,4294967296,4294967296]"}) {
+    write_bytes(p, file_bytes(std::string(R"({"w":{"dtype":"F32","shape":)") + shape + R"(,"data_offsets":[0,0]}})", {}));
+    expect_error_contains([&] { load_safetensors(p); }, {p, "'w'", "'shape'", "too large", "2^63 - 1 bytes"});
+  }
+  // Large sizes whose nonzero product fits are an empty tensor.
+  write_bytes(p, file_bytes(R"({"w":{"dtype":"F32","shape":[65536,0,65536],"data_offsets":[0,0]}})", {}));
+  CHECK(load_safetensors(p).at("w").shape() == Shape{65536, 0, 65536});
 }
 
 TEST_CASE("safetensors accepts what the spec allows", "[safetensors]") {

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/generator.h"
+#include "core/parse_integer.h"
 #include "core/row_view.h"
 #include "kernels/ops.h"
 #include "kernels/providers.h"
@@ -174,7 +175,8 @@ void run_gradcheck(const OpCase& c, const Backend& b, const std::vector<Tensor>&
 // GPU check sets it under compute-sanitizer, which runs kernels ~100x slower); it says so.
 int64_t max_input_elements() {
   const char* limit = std::getenv("EMBER_OP_CONTRACT_MAX_ELEMENTS");
-  return limit == nullptr ? std::numeric_limits<int64_t>::max() : std::stoll(limit);
+  return limit == nullptr ? std::numeric_limits<int64_t>::max()
+                          : parse_integer(limit, "EMBER_OP_CONTRACT_MAX_ELEMENTS", 0, std::numeric_limits<int64_t>::max());
 }
 
 void run_cases(const std::vector<OpCase>& cases, const Backend& b) {

@@ -164,6 +164,11 @@ TEST_CASE("Technique flags: bad values fail before training, naming the value an
   expect_error_contains([&] { apps::trainer_options(t, 64); }, {"--checkpoint", "0 segments", "at least 1"});
   t.checkpoint = "often";
   expect_error_contains([&] { apps::trainer_options(t, 64); }, {"--checkpoint", "'often'", "none, sqrt"});
+  // A segment count is plain digits (std::stoll used to skip spaces and take a sign).
+  for (const char* text : {" 3", "+3", "3 ", "0x3", "3e0", "99999999999999999999", ""}) {
+    t.checkpoint = text;
+    expect_error_contains([&] { apps::trainer_options(t, 64); }, {"--checkpoint", std::string("'") + text + "'", "none, sqrt"});
+  }
   t = {};
   t.precision = "fp8";
   expect_error_contains([&] { apps::trainer_options(t, 64); }, {"--precision", "'fp8'", "fp32 or fp16"});

@@ -3,7 +3,8 @@
 # (LeakSanitizer included), as CI runs it after scripts/test.sh's build.
 #
 #   scripts/test-sanitizers.sh            # configure + build the `asan` preset, run ctest
-#   EMBER_CTEST_ARGS="-R data" scripts/test-sanitizers.sh   # a part of the suite
+#   EMBER_CTEST_INCLUDE=data scripts/test-sanitizers.sh      # only tests matching a regex
+#   EMBER_CTEST_EXCLUDE='lab|budget' scripts/test-sanitizers.sh   # all but those
 #
 # Any report fails the run: ASan and LSan stop at the first error, UBSan is built
 # with -fno-sanitize-recover. The build uses line tables only (-g1), which keeps
@@ -24,9 +25,11 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:halt_on_error=1:abort_on_erro
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 t0=$SECONDS
 set +e
-# shellcheck disable=SC2086
+select=()
+[ -n "${EMBER_CTEST_INCLUDE:-}" ] && select+=(-R "$EMBER_CTEST_INCLUDE")
+[ -n "${EMBER_CTEST_EXCLUDE:-}" ] && select+=(-E "$EMBER_CTEST_EXCLUDE")
 ctest --test-dir "$build_dir" -j "${EMBER_CTEST_JOBS:-2}" --output-on-failure --no-tests=error --timeout 900 \
-  ${EMBER_CTEST_ARGS:-} 2>&1 | tee "$build_dir/ctest.log"
+  "${select[@]}" 2>&1 | tee "$build_dir/ctest.log"
 rc=${PIPESTATUS[0]}
 set -e
 echo

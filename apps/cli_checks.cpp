@@ -38,6 +38,7 @@ CLI::Validator integer_between(int64_t low, int64_t high, const std::string& wha
           os << ", got " << text;
           return os.str();
         }
+        text = std::to_string(value);  // CLI11 converts with base 0: "010" would be 8
         return "";
       },
       description.str());

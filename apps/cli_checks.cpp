@@ -38,7 +38,8 @@ CLI::Validator integer_between(int64_t low, int64_t high, const std::string& wha
           os << ", got " << text;
           return os.str();
         }
-        text = std::to_string(value);  // CLI11 converts with base 0: "010" would be 8
+        // CLI11 converts with base 0, so "010" would silently be 8.
+        if (text != std::to_string(value)) return "must be " + what + " written without leading zeros, got " + text;
         return "";
       },
       description.str());

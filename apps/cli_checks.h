@@ -6,7 +6,7 @@
 //
 // They read the text themselves (before CLI11 converts it), so `--batch abc`,
 // `--batch 1.5`, `--batch 1e9` and a number too large for the option say the same kind
-// of sentence instead of a conversion error or a double's range, and `--batch 010` is 10
+// of sentence instead of a conversion error or a double's range; `--batch 010` is refused
 // (CLI11 alone reads it as octal 8). cli_error_text() turns
 // CLI11's "--batch: must be ..." into "--batch must be ...".
 #include <cstdint>

@@ -51,6 +51,9 @@ CLI::App* add_lab_command(CLI::App& app, LabOptions& o) {
 std::string lab_command(const LabOptions& o, std::ostream& log) {
   using Clock = std::chrono::steady_clock;
   omp_set_num_threads(o.threads);
+  // Before anything is written: a mistyped folder must not leave half a lab behind.
+  EMBER_CHECK(o.data_dir.empty() || std::filesystem::is_directory(o.data_dir),
+              "ember lab: --data-dir '" << o.data_dir << "' is not a folder");
   std::error_code error;
   std::filesystem::create_directories(o.out, error);
   EMBER_CHECK(!error, "ember lab: cannot create '" << o.out << "': " << error.message());

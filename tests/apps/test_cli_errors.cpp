@@ -129,7 +129,7 @@ const std::vector<BadValue>& bad_values() {
       {{"lab", "--threads", "0"}, {"--threads must be a positive integer, got 0"}},
       {{"lab", "--budget-mib", "4"}, {"--budget-mib must be a whole number of MiB from 8 to 1048576, got 4"}},
       {{"lab", "--out", "/proc/lab"}, {"cannot create '/proc/lab'"}},
-      {{"lab", "--data-dir", "/nonexistent"}, {"/nonexistent"}},
+      {{"lab", "--data-dir", "/nonexistent"}, {"--data-dir '/nonexistent' is not a folder"}},
   };
   return table;
 }

@@ -147,10 +147,10 @@ void Module::load_state_dict(const TensorMap& state, const std::string& source) 
                                                           << it->second.shape() << " in " << source
                                                           << " but the model's is " << tensor.shape());
   }
-  for (const auto& [name, tensor] : state) {
-    const bool known = std::any_of(own.begin(), own.end(), [&](const auto& entry) { return entry.first == name; });
-    EMBER_CHECK(known, "load_state_dict: " << source << " has tensor '" << name << "' (shape " << tensor.shape()
-                                           << ") that the model lacks");
+  for (const auto& entry : state) {  // not a structured binding: clang 14 cannot capture one in the lambda
+    const bool known = std::any_of(own.begin(), own.end(), [&](const auto& o) { return o.first == entry.first; });
+    EMBER_CHECK(known, "load_state_dict: " << source << " has tensor '" << entry.first << "' (shape "
+                                           << entry.second.shape() << ") that the model lacks");
   }
   for (auto [name, tensor] : own) tensor.copy_(state.at(name));  // a handle: copies into the module's tensor
 }

@@ -28,7 +28,8 @@ CpuConvAlgorithm cpu_conv_from_env() {
   if (v == nullptr || std::string(v) == "auto") return CpuConvAlgorithm::automatic;
   if (std::string(v) == "im2col") return CpuConvAlgorithm::im2col;
   if (std::string(v) == "winograd") return CpuConvAlgorithm::winograd;
-  EMBER_THROW("EMBER_CPU_CONV='" << v << "': expected auto, im2col or winograd");
+  if (std::string(v) == "direct") return CpuConvAlgorithm::direct;
+  EMBER_THROW("EMBER_CPU_CONV='" << v << "': expected auto, im2col, winograd or direct");
 }
 
 std::atomic<GemmProvider>& gemm_slot() {
@@ -54,7 +55,13 @@ void set_conv_provider(ConvProvider provider) { conv_slot().store(provider); }
 CpuConvAlgorithm cpu_conv_algorithm() { return cpu_conv_slot().load(); }
 void set_cpu_conv_algorithm(CpuConvAlgorithm algorithm) { cpu_conv_slot().store(algorithm); }
 const char* cpu_conv_algorithm_name(CpuConvAlgorithm a) {
-  return a == CpuConvAlgorithm::automatic ? "auto" : a == CpuConvAlgorithm::im2col ? "im2col" : "winograd";
+  switch (a) {
+    case CpuConvAlgorithm::automatic: return "auto";
+    case CpuConvAlgorithm::im2col: return "im2col";
+    case CpuConvAlgorithm::winograd: return "winograd";
+    case CpuConvAlgorithm::direct: return "direct";
+  }
+  return "?";
 }
 const char* gemm_provider_name(GemmProvider p) { return p == GemmProvider::custom ? "custom" : "cublas"; }
 const char* conv_provider_name(ConvProvider p) { return p == ConvProvider::custom ? "custom" : "cudnn"; }

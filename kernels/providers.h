@@ -6,15 +6,19 @@
 //   EMBER_GEMM=custom|cublas   EMBER_CONV=custom|cudnn      (environment, read once)
 //   ember::kernels::set_gemm_provider(ember::kernels::GemmProvider::cublas);  (code)
 //
-// The CPU convolution has two algorithms, chosen the same way:
+// The CPU convolution has three algorithms, chosen the same way:
 //
-//   EMBER_CPU_CONV=auto|im2col|winograd                          (environment, read once)
+//   EMBER_CPU_CONV=auto|im2col|winograd|direct                   (environment, read once)
 //   { ember::kernels::CpuConvScope reference(CpuConvAlgorithm::im2col); ... }   (code)
 //
 //   auto      Winograd F(2x2, 3x3) where it applies and pays (3x3, stride 1, >= 16 channels
-//             in and out: kernels/cpu/conv2d_winograd.h), im2col + GEMM elsewhere
+//             in and out: kernels/cpu/conv2d_winograd.h); the direct convolution for the other
+//             stride-1 layers with fewer than 16 input channels, f32, on a CPU with AVX2 or
+//             AVX-512 (kernels/cpu/conv2d_direct.h); im2col + GEMM elsewhere
 //   im2col    im2col + GEMM everywhere: the straightforward reference (kernels/cpu/conv2d.cpp)
 //   winograd  Winograd wherever it applies (any channel count), im2col elsewhere
+//   direct    the direct convolution wherever it applies (stride 1, f32, AVX2 or AVX-512;
+//             forward and weight gradient), im2col elsewhere
 namespace ember::kernels {
 
 enum class GemmProvider { custom, cublas };
@@ -27,7 +31,7 @@ void set_conv_provider(ConvProvider provider);
 const char* gemm_provider_name(GemmProvider provider);
 const char* conv_provider_name(ConvProvider provider);
 
-enum class CpuConvAlgorithm { automatic, im2col, winograd };
+enum class CpuConvAlgorithm { automatic, im2col, winograd, direct };
 CpuConvAlgorithm cpu_conv_algorithm();
 void set_cpu_conv_algorithm(CpuConvAlgorithm algorithm);
 const char* cpu_conv_algorithm_name(CpuConvAlgorithm algorithm);

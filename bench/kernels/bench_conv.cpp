@@ -1,6 +1,6 @@
 // The zoo's convolutions at batch 64 on the CPU: forward, input gradient and weight
-// gradient, with each of ember's algorithms (kernels/providers.h: im2col, and Winograd
-// where the geometry allows it) and, in a build with the libtorch peer
+// gradient, with each of ember's algorithms (kernels/providers.h: im2col, and Winograd and
+// the direct convolution where the geometry and the CPU allow them) and, in a build with the libtorch peer
 // (-DEMBER_BENCH_PEERS=ON), libtorch's convolution on the same shapes, timed in the same
 // iterations (ours, then libtorch's: interleaved, so drift hits both alike).
 // Counters: GFLOPS (the direct method's 2*N*OC*C*KH*KW*OH*OW flops per second, whatever
@@ -25,6 +25,7 @@
 #include "core/error.h"
 #include "core/parse_integer.h"
 #include "kernels/conv_geometry.h"
+#include "kernels/cpu/conv2d_direct.h"
 #include "kernels/cpu/conv2d_winograd.h"
 #include "kernels/factories.h"
 #include "kernels/ops.h"
@@ -204,8 +205,9 @@ void register_benchmarks(const std::vector<int>& thread_counts) {
     std::cout << "fp32 peak on " << threads << " thread(s), measured: " << static_cast<int>(peak) << " GFLOP/s\n";
     for (const Layer& l : kLayers)
       for (Pass pass : {Pass::forward, Pass::input_grad, Pass::weight_grad})
-        for (CpuConvAlgorithm algorithm : {CpuConvAlgorithm::im2col, CpuConvAlgorithm::winograd}) {
+        for (CpuConvAlgorithm algorithm : {CpuConvAlgorithm::im2col, CpuConvAlgorithm::winograd, CpuConvAlgorithm::direct}) {
           if (algorithm == CpuConvAlgorithm::winograd && !ember::kernels::cpu::winograd_applies(geometry_of(l))) continue;
+          if (algorithm == CpuConvAlgorithm::direct && !ember::kernels::cpu::direct_applies(geometry_of(l))) continue;
           const std::string name = std::string(l.name) + "/" + pass_name(pass) + "/" +
                                    ember::kernels::cpu_conv_algorithm_name(algorithm) +
                                    "/threads:" + std::to_string(threads);

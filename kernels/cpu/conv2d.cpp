@@ -1,6 +1,8 @@
-// CPU conv2d, forward and backward, NCHW, groups = 1. Two algorithms (kernels/providers.h,
+// CPU conv2d, forward and backward, NCHW, groups = 1. Three algorithms (kernels/providers.h,
 // EMBER_CPU_CONV): 3x3 stride-1 layers with >= 16 channels in and out run Winograd
-// F(2x2, 3x3) (kernels/cpu/conv2d_winograd.h); everything else runs im2col + GEMM, whose
+// F(2x2, 3x3) (kernels/cpu/conv2d_winograd.h); other stride-1 f32 layers with fewer than 16
+// input channels run the direct convolution (kernels/cpu/conv2d_direct.h: forward and weight
+// gradient) when the CPU has AVX2 or AVX-512; everything else runs im2col + GEMM, whose
 // policy is:
 //   - im2col per image into a per-thread column buffer [C*KH*KW, OH*OW], then one
 //     GEMM per image through Eigen maps (EIGEN_USE_BLAS: an OpenBLAS sgemm/dgemm):
@@ -27,6 +29,7 @@
 #include <type_traits>
 
 #include "core/simulation.h"
+#include "kernels/cpu/conv2d_direct.h"
 #include "kernels/cpu/conv2d_winograd.h"
 #include "kernels/cpu/f16_storage.h"
 #include "kernels/cpu/parallel.h"
@@ -208,11 +211,25 @@ void for_each_image(const ConvPlan& p, const Tensor& workspace, const Fn& fn) {
 // Whether this convolution runs as Winograd F(2x2, 3x3) (kernels/providers.h: EMBER_CPU_CONV).
 bool use_winograd(const Conv2dGeometry& g) {
   switch (cpu_conv_algorithm()) {
-    case CpuConvAlgorithm::im2col: return false;
+    case CpuConvAlgorithm::im2col:
+    case CpuConvAlgorithm::direct: return false;
     case CpuConvAlgorithm::winograd: return winograd_applies(g);
     case CpuConvAlgorithm::automatic: break;
   }
   return winograd_pays(g);
+}
+
+// Whether this convolution runs as the direct convolution (f32 only: kernels/cpu/conv2d_direct.h).
+template <class T>
+bool use_direct(const Conv2dGeometry& g) {
+  if (!std::is_same_v<T, float>) return false;
+  switch (cpu_conv_algorithm()) {
+    case CpuConvAlgorithm::im2col:
+    case CpuConvAlgorithm::winograd: return false;
+    case CpuConvAlgorithm::direct: return direct_applies(g);
+    case CpuConvAlgorithm::automatic: break;
+  }
+  return !winograd_pays(g) && direct_pays(g);
 }
 
 template <class T>
@@ -222,6 +239,11 @@ void conv2d_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& weig
     conv2d_winograd<T>(g, x, weight, bias, y);
     return;
   }
+  if constexpr (std::is_same_v<T, float>)
+    if (use_direct<T>(g)) {
+      conv2d_direct(g, x, weight, bias, y);
+      return;
+    }
   const ConvPlan p = plan_for(g);
   const Tensor workspace = column_workspace(p, x.dtype());
   if (simulating()) return;
@@ -299,6 +321,11 @@ void conv2d_weight_grad(const Conv2dGeometry& g, const Tensor& x, const Tensor& 
     conv2d_winograd_weight_grad<T>(g, x, dy, dw);
     return;
   }
+  if constexpr (std::is_same_v<T, float>)
+    if (use_direct<T>(g)) {
+      conv2d_direct_weight_grad(g, x, dy, dw);
+      return;
+    }
   const ConvPlan p = plan_for(g);
   const Tensor workspace = column_workspace(p, x.dtype());
   const int64_t oc = p.out_channels, image_size = g.in_channels * g.in_plane();

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "kernels/conv_geometry.h"
+#include "kernels/cpu/conv2d_direct.h"
+#include "kernels/cpu/cpu_isa.h"
 #include "kernels/ops.h"
 #include "kernels/providers.h"
 #include <omp.h>
@@ -50,7 +52,9 @@ const std::vector<ConvCase> kCases = {
 };
 
 // The CPU's convolution algorithms (kernels/providers.h); every forward and gradient test runs each.
-const kernels::CpuConvAlgorithm kAlgorithms[] = {kernels::CpuConvAlgorithm::im2col, kernels::CpuConvAlgorithm::winograd};
+// (direct is f32 only and needs AVX2: elsewhere it falls back to im2col, which the tests then see.)
+const kernels::CpuConvAlgorithm kAlgorithms[] = {kernels::CpuConvAlgorithm::im2col, kernels::CpuConvAlgorithm::winograd,
+                                                 kernels::CpuConvAlgorithm::direct};
 
 Shape conv_out_shape(const ConvCase& k) {
   return Shape{k.n, k.oc, kernels::conv_out_size(k.h, k.kh, k.stride.h, k.padding.h, k.dilation.h),
@@ -184,6 +188,66 @@ TEST_CASE("conv2d gradients match direct fp64 formulas on a batch split over thr
   test::expect_values(w.grad(), dw, 1e-5, "conv2d dweight");
   test::expect_values(b.grad(), db, 1e-5, "conv2d dbias");
   }
+}
+
+// The direct convolution (kernels/cpu/conv2d_direct.h) under every instruction set this CPU
+// has: its tiles pad the output channels, the taps and the wide pixels, so the cases cover
+// counts on both sides of each tile (1..17 channels, 1..150 taps, widths 3..28) and LeNet-5's layers.
+TEST_CASE("the direct convolution matches fp64 formulas under every instruction set this CPU has", "[conv2d][direct]") {
+  const std::vector<ConvCase> cases = {
+      {3, 1, 28, 28, 6, 5, 5, 1, 2, 1},    // LeNet-5 conv1
+      {3, 6, 14, 14, 16, 5, 5, 1, 0, 1},   // LeNet-5 conv2
+      {2, 1, 28, 28, 32, 3, 3, 1, 1, 1},   // ConvNet conv1
+      {2, 3, 5, 3, 17, 3, 3, 1, 1, 1},     // 17 channels: one past two tiles of 8
+      {4, 2, 9, 8, 3, 3, 3, 1, 2, 2},      // dilation 2
+      {1, 5, 6, 7, 1, 1, 1, 1, 0, 1},      // pointwise, one channel out
+      {2, 2, 7, 9, 5, 2, 4, {1, 1}, {0, 2}, {2, 1}},  // rectangular kernel, per-axis padding and dilation
+  };
+  std::vector<kernels::cpu::CpuIsa> isas;
+  for (kernels::cpu::CpuIsa isa : {kernels::cpu::CpuIsa::avx2, kernels::cpu::CpuIsa::avx512})
+    if (isa <= kernels::cpu::cpu_isa_supported()) isas.push_back(isa);
+  if (isas.empty()) WARN("this CPU has neither AVX2 nor AVX-512: the direct convolution does not run here");
+  const kernels::CpuConvScope direct(kernels::CpuConvAlgorithm::direct);
+  manual_seed(7);
+  for (kernels::cpu::CpuIsa isa : isas)
+    for (const ConvCase& k : cases) {
+      const kernels::cpu::CpuIsaScope scope(isa);
+      INFO("EMBER_CPU_ISA=" << kernels::cpu::cpu_isa_name(isa) << ", " << describe(k));
+      const ConvInputs in = make_inputs(k, kFloat32);
+      const Tensor x = in.x.clone().requires_grad_(), w = in.w.clone().requires_grad_(), b = in.b.clone().requires_grad_();
+      const Tensor y = conv2d(x, w, b, k.stride, k.padding, k.dilation);
+      // f32 sums of up to 150 products of O(1) values, and of up to 3 * 784 for the weight gradient
+      expect_close(y, reference_conv(k, in.x, in.w, in.b), 1e-5, "direct forward");
+      expect_close(conv2d(in.x, in.w, Tensor(), k.stride, k.padding, k.dilation), reference_conv(k, in.x, in.w, Tensor()),
+                   1e-5, "direct forward without bias");
+      const Tensor dy = randn(y.shape());
+      y.backward(dy);
+      const Shape out = y.shape();
+      const std::vector<double> xs = in.x.to_vector<double>(), gs = dy.to_vector<double>();
+      std::vector<double> dw(static_cast<size_t>(w.numel()), 0.0);
+      for_each_tap(k, out, [&](int64_t n, int64_t o, int64_t c, int64_t kh, int64_t kw, int64_t oh, int64_t ow, int64_t ih,
+                               int64_t iw) {
+        dw[static_cast<size_t>(at4(w.shape(), o, c, kh, kw))] +=
+            gs[static_cast<size_t>(at4(out, n, o, oh, ow))] * xs[static_cast<size_t>(at4(x.shape(), n, c, ih, iw))];
+      });
+      test::expect_values(w.grad(), dw, 1e-4, "direct weight gradient");
+    }
+}
+
+TEST_CASE("EMBER_CPU_ISA: an instruction set the CPU lacks is refused by name", "[conv2d][direct]") {
+  using kernels::cpu::CpuIsa;
+  CHECK(std::string(kernels::cpu::cpu_isa_name(kernels::cpu::cpu_isa())) != "");
+  {
+    const kernels::cpu::CpuIsaScope baseline(CpuIsa::baseline);  // always possible: the portable code
+    const kernels::CpuConvScope direct(kernels::CpuConvAlgorithm::direct);
+    const Tensor x = randn({2, 1, 6, 6}), w = randn({3, 1, 3, 3});
+    CHECK_FALSE(kernels::cpu::direct_applies(kernels::conv2d_geometry(x.shape(), w.shape(), {}, "conv2d")));
+    const ConvCase k{2, 1, 6, 6, 3, 3, 3, 1, 0, 1};
+    expect_close(conv2d(x, w, Tensor()), reference_conv(k, x, w, Tensor()), 1e-5, "direct falls back to im2col");
+  }
+  if (kernels::cpu::cpu_isa_supported() < CpuIsa::avx512)
+    CHECK_THROWS_WITH(kernels::cpu::set_cpu_isa(CpuIsa::avx512),
+                      Catch::Matchers::Contains("avx512") && Catch::Matchers::Contains("supports at most"));
 }
 
 // The error bound of conv2d_winograd.h, on the zoo's 3x3 layers (ConvNet's and ResNet-20's

@@ -5,8 +5,14 @@
 # libtorch runs in its strongest set-up measured here: OpenBLAS's OpenMP build and a
 # glibc malloc that keeps freed memory instead of returning it (no CPU caching allocator).
 #
+# ISA=avx2 runs both as an AVX2-only machine would, on a CPU that has AVX-512: ember built for
+# x86-64-v3 (AVX2 + FMA) with EMBER_CPU_ISA=avx2, OpenBLAS's Haswell kernels and glibc's AVX2
+# string functions for both, and libtorch's ATen and oneDNN capped at AVX2
+# (ATEN_CPU_CAPABILITY, DNNL_MAX_CPU_ISA; oneDNN then picks its jit:avx2 convolutions).
+#
 #   bench/peers/compare_cpu.sh                 # lenet5, convnet and resnet20, 1 and 2 threads, 3 repeats
 #   REPEATS=5 MODELS=convnet THREADS=2 bench/peers/compare_cpu.sh
+#   ISA=avx2 bench/peers/compare_cpu.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -14,20 +20,29 @@ REPEATS=${REPEATS:-3}
 MODELS=${MODELS:-"lenet5 convnet resnet20"}
 THREADS=${THREADS:-"1 2"}
 BATCH=${BATCH:-64}
-BUILD=${BUILD:-build-peers}
+ISA=${ISA:-native}
+case "$ISA" in
+  native) BUILD=${BUILD:-build-peers} isa_flags=() isa_env=() glibc_isa="" ;;
+  avx2)
+    BUILD=${BUILD:-build-peers-avx2}
+    isa_flags=(-DEMBER_NATIVE=OFF -DCMAKE_CXX_FLAGS=-march=x86-64-v3)
+    isa_env=(EMBER_CPU_ISA=avx2 OPENBLAS_CORETYPE=Haswell ATEN_CPU_CAPABILITY=avx2 DNNL_MAX_CPU_ISA=AVX2)
+    glibc_isa=":glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW,-AVX512DQ,-AVX512CD" ;;
+  *) echo "compare_cpu.sh: ISA must be native or avx2, got '$ISA'" >&2; exit 2 ;;
+esac
 
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DEMBER_CUDA=OFF -DEMBER_TESTS=OFF \
-  -DEMBER_BENCH_PEERS=ON >/dev/null
+  -DEMBER_BENCH_PEERS=ON "${isa_flags[@]}" >/dev/null
 ninja -C "$BUILD" ember_cli libtorch_train >/dev/null
 
 steps_for() { case "$1" in convnet) echo 30 ;; resnet20) echo 20 ;; *) echo 150 ;; esac; }
 
 run_ember() {
-  "$BUILD/apps/ember" bench-train --model "$1" --batch "$BATCH" --threads "$2" --steps "$(steps_for "$1")" --warmup 5 --json
+  env "${isa_env[@]}" GLIBC_TUNABLES="${glibc_isa#:}" "$BUILD/apps/ember" bench-train --model "$1" --batch "$BATCH" --threads "$2" --steps "$(steps_for "$1")" --warmup 5 --json
 }
 run_libtorch() {
-  LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/openblas-openmp \
-  GLIBC_TUNABLES=glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=4294967296 \
+  env "${isa_env[@]}" LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/openblas-openmp \
+  GLIBC_TUNABLES="glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=4294967296$glibc_isa" \
   OMP_NUM_THREADS="$2" "$BUILD/bench/peers/libtorch_train" --model "$1" --batch "$BATCH" --threads "$2" \
     --steps "$(steps_for "$1")" --warmup 5
 }

@@ -12,6 +12,8 @@
 #include "apps/bench_workload.h"
 #include "apps/memory_budget.h"
 #include "core/cuda_runtime.h"
+#include "kernels/cpu/cpu_isa.h"
+#include "kernels/providers.h"
 #include "memory/scopes.h"
 #include "memory/memory.h"
 #include "models/zoo.h"
@@ -87,6 +89,8 @@ nlohmann::ordered_json bench_train_command(const BenchTrainOptions& o, std::ostr
       {"batch", o.batch},
       {"threads", o.threads},
       {"device", device.str()},
+      {"cpu_isa", kernels::cpu::cpu_isa_name(kernels::cpu::cpu_isa())},
+      {"cpu_conv", kernels::cpu_conv_algorithm_name(kernels::cpu_conv_algorithm())},
       {"images_per_s", std::round(rate * 10.0) / 10.0},
       {"ms_per_step", std::round(seconds / o.steps * 1e5) / 100.0},
       {"optimizer", o.optimizer},
@@ -108,7 +112,11 @@ nlohmann::ordered_json bench_train_command(const BenchTrainOptions& o, std::ostr
     out << result.dump() << "\n";
     return result;
   }
-  out << "ember bench-train: " << o.model << ", batch " << o.batch << ", " << device.str() << ", " << o.threads
+  out << "ember bench-train: " << o.model << ", batch " << o.batch << ", " << device.str();
+  if (device.is_cpu())
+    out << " (" << kernels::cpu::cpu_isa_name(kernels::cpu::cpu_isa()) << ", EMBER_CPU_CONV="
+        << kernels::cpu_conv_algorithm_name(kernels::cpu_conv_algorithm()) << ")";
+  out << ", " << o.threads
       << " threads, " << train::precision_name(trainer_opts.precision) << ", checkpoint "
       << trainer_opts.checkpoint.str();
   if (trainer.checkpoint_segments() > 0) out << " (" << trainer.checkpoint_segments() << " segments)";

@@ -23,20 +23,11 @@ void check_supported(CpuIsa isa, const char* source) {
                                                  << cpu_isa_name(cpu_isa_supported()));
 }
 
-CpuIsa from_env() {
-  const char* v = std::getenv("EMBER_CPU_ISA");
-  if (v == nullptr || std::string(v) == "auto") return cpu_isa_supported();
-  CpuIsa isa;
-  if (std::string(v) == "baseline") isa = CpuIsa::baseline;
-  else if (std::string(v) == "avx2") isa = CpuIsa::avx2;
-  else if (std::string(v) == "avx512") isa = CpuIsa::avx512;
-  else EMBER_THROW("EMBER_CPU_ISA='" << v << "': expected auto, baseline, avx2 or avx512");
-  check_supported(isa, "EMBER_CPU_ISA asks for ");
-  return isa;
-}
-
 std::atomic<CpuIsa>& slot() {
-  static std::atomic<CpuIsa> isa{from_env()};
+  static std::atomic<CpuIsa> isa{[] {
+    const char* v = std::getenv("EMBER_CPU_ISA");
+    return v == nullptr ? cpu_isa_supported() : cpu_isa_from_string(v);
+  }()};
   return isa;
 }
 
@@ -52,6 +43,17 @@ CpuIsa cpu_isa() { return slot().load(); }
 void set_cpu_isa(CpuIsa isa) {
   check_supported(isa, "set_cpu_isa asks for ");
   slot().store(isa);
+}
+
+CpuIsa cpu_isa_from_string(const std::string& text) {
+  if (text == "auto") return cpu_isa_supported();
+  CpuIsa isa;
+  if (text == "baseline") isa = CpuIsa::baseline;
+  else if (text == "avx2") isa = CpuIsa::avx2;
+  else if (text == "avx512") isa = CpuIsa::avx512;
+  else EMBER_THROW("EMBER_CPU_ISA='" << text << "': expected auto, baseline, avx2 or avx512");
+  check_supported(isa, "EMBER_CPU_ISA asks for ");
+  return isa;
 }
 
 const char* cpu_isa_name(CpuIsa isa) {

@@ -13,6 +13,8 @@
 // Asking for an instruction set this CPU lacks is an error that names what it has. The rest of
 // the library is compiled for the build machine (EMBER_NATIVE: -march=native) or for the
 // compiler's default; only the kernels behind this switch carry code for more than one ISA.
+#include <string>
+
 namespace ember::kernels::cpu {
 
 enum class CpuIsa { baseline, avx2, avx512 };
@@ -24,6 +26,9 @@ CpuIsa cpu_isa();
 // Throws when the CPU does not support `isa`.
 void set_cpu_isa(CpuIsa isa);
 const char* cpu_isa_name(CpuIsa isa);
+// EMBER_CPU_ISA's text: auto (the best supported), baseline, avx2 or avx512; throws, naming
+// the values, for anything else, and for an instruction set this CPU lacks.
+CpuIsa cpu_isa_from_string(const std::string& text);
 
 class CpuIsaScope {
  public:

@@ -245,9 +245,15 @@ TEST_CASE("EMBER_CPU_ISA: an instruction set the CPU lacks is refused by name", 
     const ConvCase k{2, 1, 6, 6, 3, 3, 3, 1, 0, 1};
     expect_close(conv2d(x, w, Tensor()), reference_conv(k, x, w, Tensor()), 1e-5, "direct falls back to im2col");
   }
-  if (kernels::cpu::cpu_isa_supported() < CpuIsa::avx512)
+  CHECK(kernels::cpu::cpu_isa_from_string("auto") == kernels::cpu::cpu_isa_supported());
+  CHECK(kernels::cpu::cpu_isa_from_string("baseline") == CpuIsa::baseline);
+  CHECK_THROWS_WITH(kernels::cpu::cpu_isa_from_string("sse"),
+                    Catch::Matchers::Contains("EMBER_CPU_ISA='sse'") && Catch::Matchers::Contains("avx2 or avx512"));
+  if (kernels::cpu::cpu_isa_supported() < CpuIsa::avx512) {
     CHECK_THROWS_WITH(kernels::cpu::set_cpu_isa(CpuIsa::avx512),
                       Catch::Matchers::Contains("avx512") && Catch::Matchers::Contains("supports at most"));
+    CHECK_THROWS_WITH(kernels::cpu::cpu_isa_from_string("avx512"), Catch::Matchers::Contains("supports at most"));
+  }
 }
 
 // The error bound of conv2d_winograd.h, on the zoo's 3x3 layers (ConvNet's and ResNet-20's

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The zoo's convolutions, ember (im2col and Winograd) against libtorch, per layer and pass,
+# The zoo's convolutions, ember (im2col, Winograd, direct) against libtorch, per layer and pass,
 # as a markdown table: bench_conv built with the libtorch peer (medians of 3 repetitions,
 # ours and libtorch's timed in the same iterations), GFLOP/s of the direct method's flops,
 # the fraction of this CPU's measured fp32 peak, and what EMBER_CPU_CONV=auto runs.
@@ -23,8 +23,8 @@ LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/openblas-openmp "$BUILD/bench/bench_co
   >/dev/null 2>&1
 echo "$(lscpu | sed -n 's/^Model name: *//p'), $THREADS thread(s), $(date -u +%F); fp32 peak measured on as many threads: $(jq '[.benchmarks[].peak_GFLOPS] | first | floor' "$json") GFLOP/s; batch 64."
 echo
-echo "| layer | pass | im2col GFLOP/s | Winograd GFLOP/s | libtorch GFLOP/s | best of ours / libtorch | best, % of peak |"
-echo "|---|---|--:|--:|--:|--:|--:|"
+echo "| layer | pass | im2col GFLOP/s | Winograd GFLOP/s | direct GFLOP/s | libtorch GFLOP/s | best of ours / libtorch | best, % of peak |"
+echo "|---|---|--:|--:|--:|--:|--:|--:|"
 jq -r '
   [.benchmarks[] | select(.aggregate_name == "median")
    | (.run_name | split("/")) as $p
@@ -32,6 +32,7 @@ jq -r '
   | group_by(.layer + "/" + .pass)[]
   | (map(select(.algo == "im2col"))[0]) as $i
   | (map(select(.algo == "winograd"))[0]) as $w
-  | ([$i, $w] | map(select(. != null)) | max_by(.gflops)) as $best
-  | "| \($i.layer) | \($i.pass) | \($i.gflops | floor) | \(if $w then ($w.gflops | floor | tostring) else "-" end) | \($i.torch | floor) | \((($best.gflops / $i.torch) * 100 | floor) / 100)x | \(($best.peak * 100) | floor)% |"
+  | (map(select(.algo == "direct"))[0]) as $d
+  | ([$i, $w, $d] | map(select(. != null)) | max_by(.gflops)) as $best
+  | "| \($i.layer) | \($i.pass) | \($i.gflops | floor) | \(if $w then ($w.gflops | floor | tostring) else "-" end) | \(if $d then ($d.gflops | floor | tostring) else "-" end) | \($i.torch | floor) | \((($best.gflops / $i.torch) * 100 | floor) / 100)x | \(($best.peak * 100) | floor)% |"
 ' "$json"

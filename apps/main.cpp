@@ -1,7 +1,9 @@
 // The `ember` command-line tool: parses the command line and hands the subcommand to
 // its function in ember_apps_lib (apps/command_line.h).
 #include <CLI/CLI.hpp>
+#include <exception>
 #include <iostream>
+#include <new>
 
 #include "apps/cli_checks.h"
 #include "apps/command_line.h"
@@ -21,6 +23,13 @@ int main(int argc, char** argv) {
   try {
     return cli.run(std::cout);
   } catch (const ember::Error& e) {
+    std::cerr << "ember: error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::bad_alloc&) {  // tensors fail with ember::Error; this is other host memory
+    std::cerr << "ember: error: out of host memory outside the tensor allocator (std::bad_alloc); "
+                 "free memory on this machine, or try a smaller --batch\n";
+    return 1;
+  } catch (const std::exception& e) {
     std::cerr << "ember: error: " << e.what() << "\n";
     return 1;
   }

@@ -16,17 +16,18 @@ BATCH=64
 STEPS=$(( (60000 + BATCH - 1) / BATCH ))  # one Fashion-MNIST epoch
 
 first_number() { sed -n "/\"$1\"/{s/.*\"$1\": *\([0-9]*\).*/\1/p;q}"; }  # its whole part
-median() { tr ' ' '\n' | grep . | sort -g | awk '{v[NR] = $1} END {print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2)}'; }
+source bench/median.sh
 
 echo "$(lscpu | sed -n 's/^Model name: *//p'), $THREADS thread(s), batch $BATCH, $REPEATS runs each, $(date -u +%F)"
 printf '%-9s %14s %16s %7s   %s\n' model "train img/s" "bench img/s" ratio "runs (train | bench-train)"
 for model in $MODELS; do
-  train_runs="" bench_runs=""
+  train_runs=() bench_runs=()
   for _ in $(seq "$REPEATS"); do
     t=$("$EMBER" train --model "$model" --epochs 1 --batch "$BATCH" --threads "$THREADS" --json | first_number samples_per_s)
     b=$("$EMBER" bench-train --model "$model" --batch "$BATCH" --threads "$THREADS" --steps "$STEPS" --json | first_number images_per_s)
-    train_runs+="$t " bench_runs+="$b "
+    train_runs+=("$t") bench_runs+=("$b")
   done
-  tm=$(median <<<"$train_runs") bm=$(median <<<"$bench_runs")
-  printf '%-9s %14s %16s %6.2fx   %s| %s\n' "$model" "$tm" "$bm" "$(awk -v a="$tm" -v b="$bm" 'BEGIN {print a / b}')" "$train_runs" "$bench_runs"
+  tm=$(printf '%s\n' "${train_runs[@]}" | median) bm=$(printf '%s\n' "${bench_runs[@]}" | median)
+  printf '%-9s %14s %16s %6.2fx   %s | %s\n' "$model" "$tm" "$bm" "$(awk -v a="$tm" -v b="$bm" 'BEGIN {print a / b}')" \
+    "${train_runs[*]}" "${bench_runs[*]}"
 done

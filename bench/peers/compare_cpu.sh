@@ -47,7 +47,7 @@ run_libtorch() {
     --steps "$(steps_for "$1")" --warmup 5
 }
 rate() { sed -n 's/.*"images_per_s": *\([0-9.]*\).*/\1/p'; }
-median() { sort -g | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
+source bench/median.sh
 
 printf '%-8s %7s %14s %14s %7s   %s\n' model threads "ember img/s" "libtorch img/s" ratio "runs (ember | libtorch)"
 for model in $MODELS; do

@@ -125,12 +125,14 @@ void transform_batch(const Transforms& t, const Tensor& images, const int64_t* i
   const ChannelAffine affine = channel_affine(t, channels, images.dtype());
   const int64_t sample_numel = channels * height * width;
   const int64_t sample_bytes = sample_numel * static_cast<int64_t>(dtype_size(images.dtype()));
+  for (int64_t b = 0; b < count; ++b)
+    EMBER_CHECK(indices[b] >= 0 && indices[b] < n,
+                "transforms: sample index " << indices[b] << " is outside 0.." << n - 1);
   for (int64_t b = 0; b < count; ++b) {
     const int64_t i = indices[b];
-    EMBER_CHECK(i >= 0 && i < n, "transforms: sample index " << i << " is outside 0.." << n - 1);
     // A shuffled batch reads samples scattered over the data set, most of them from memory
     // rather than cache: ask for a later sample's lines now, so their loads overlap this one's.
-    if (b + kPrefetchAhead < count && indices[b + kPrefetchAhead] >= 0 && indices[b + kPrefetchAhead] < n)
+    if (b + kPrefetchAhead < count)
       prefetch_sample(static_cast<const char*>(images.data_ptr()) + indices[b + kPrefetchAhead] * sample_bytes,
                       sample_bytes);
     const SampleAugmentation aug = draw_augmentation(t, state, i);

@@ -297,6 +297,11 @@ TEST_CASE("DataLoader option errors are clear", "[data]") {
   expect_error_contains([&] { DataLoader(d, o); }, {"normalize", "2 channel means", "3 channels"});
   o.transforms().normalize({0.5f}, {0.0f});
   expect_error_contains([&] { DataLoader(d, o); }, {"standard deviation 0"});
+  // A sample index outside the data set is refused before any image is read, wherever it stands.
+  expect_error_contains([] { apply_transforms(Transforms(), indexed_dataset(8).images, {0, 1, 2, 3, 4, 5, 8}); },
+                        {"transforms", "sample index 8", "0..7"});
+  expect_error_contains([] { apply_transforms(Transforms(), indexed_dataset(8).images, {-1, 0}); },
+                        {"sample index -1"});
   o = options_with(2, false);
   o.prefetch_batches(0);
   expect_error_contains([&] { DataLoader(d, o); }, {"prefetch_batches 0"});

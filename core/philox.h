@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "core/hd.h"
+#include "core/portable_math.h"
 
 namespace ember {
 
@@ -47,18 +48,19 @@ EMBER_HD float philox_uniform(uint64_t seed, uint64_t offset, uint64_t i) {
   return uint_to_unit_float(philox4x32(seed, offset + i / 4).v[i % 4]);
 }
 
-// Standard normal for element i: Box-Muller on lanes (0,1) or (2,3) of counter offset + i/2.
+// Standard normal for element i: Box-Muller on lanes (0,1) or (2,3) of counter offset + i/2,
+// in double with core/portable_math.h's log and cos and rounded to float once, so that every
+// backend draws the same bits (libm's logf/cosf and CUDA's differ in the last ones).
 EMBER_HD float philox_normal(uint64_t seed, uint64_t offset, uint64_t i) {
   const PhiloxOutput r = philox4x32(seed, offset + i / 2);
   const int lane = static_cast<int>(i % 2) * 2;
-  const float u1 = uint_to_unit_float(r.v[lane]);
-  const float u2 = uint_to_unit_float(r.v[lane + 1]);
-  constexpr float kTwoPi = 6.283185307179586f;
-#if defined(__CUDA_ARCH__)
-  return sqrtf(-2.0f * logf(u1)) * cosf(kTwoPi * u2);
-#else
-  return __builtin_sqrtf(-2.0f * __builtin_logf(u1)) * __builtin_cosf(kTwoPi * u2);
-#endif
+  const double u1 = uint_to_unit_float(r.v[lane]);
+  const double u2 = uint_to_unit_float(r.v[lane + 1]);
+  return static_cast<float>(::sqrt(-2.0 * portable_log(u1)) * portable_cos_2pi(u2));
 }
+
+// x * scale + shift as one fma on every backend: the scale-and-shift of a uniform or normal
+// draw, written so no compiler fuses it on one backend and not on another.
+EMBER_HD float scale_and_shift(float x, float scale, float shift) { return ::fmaf(x, scale, shift); }
 
 }  // namespace ember

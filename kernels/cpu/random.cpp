@@ -1,5 +1,7 @@
 // CPU fillers for factories: arange and Philox uniform/normal draws. The same
 // (seed, offset) gives the same numbers as kernels/cuda/random.cu.
+#include <cmath>
+
 #include "core/philox.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/ops.h"
@@ -11,7 +13,7 @@ void arange_(const Tensor& t, double start, double step) {
     using T = decltype(tag);
     T* p = t.data<T>();
     for (int64_t i = 0; i < t.numel(); ++i) {
-      const double v = start + step * static_cast<double>(i);
+      const double v = std::fma(step, static_cast<double>(i), start);  // one rounding, as on CUDA
       if constexpr (std::is_same_v<T, Half>) p[i] = Half(static_cast<float>(v));
       else p[i] = static_cast<T>(v);
     }
@@ -25,7 +27,7 @@ void uniform_(const Tensor& t, GeneratorState state, double low, double high) {
     const float lo = static_cast<float>(low), span = static_cast<float>(high - low);
     parallel_for(t.numel(), kParallelGrain, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i)
-        p[i] = T(lo + span * (1.0f - philox_uniform(state.seed, state.offset, static_cast<uint64_t>(i))));
+        p[i] = T(scale_and_shift(1.0f - philox_uniform(state.seed, state.offset, static_cast<uint64_t>(i)), span, lo));
     });
   });
 }
@@ -37,7 +39,7 @@ void normal_(const Tensor& t, GeneratorState state, double mean, double std) {
     const float m = static_cast<float>(mean), s = static_cast<float>(std);
     parallel_for(t.numel(), kParallelGrain, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i)
-        p[i] = T(m + s * philox_normal(state.seed, state.offset, static_cast<uint64_t>(i)));
+        p[i] = T(scale_and_shift(philox_normal(state.seed, state.offset, static_cast<uint64_t>(i)), s, m));
     });
   });
 }

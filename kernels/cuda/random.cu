@@ -1,8 +1,8 @@
 // CUDA fillers for factories: arange and Philox uniform/normal draws. Element i
 // is computed exactly as in kernels/cpu/random.cpp (philox_uniform/philox_normal
 // of core/philox.h at the same seed, offset and i), so manual_seed gives the same
-// numbers on both backends. The final scale-and-shift is written as on the CPU;
-// whether a compiler fuses it into an FMA can move the last bit (the tests allow 1e-6).
+// numbers on both backends, bit for bit: the draws use core/portable_math.h, and the final
+// scale-and-shift is one explicit fma on both sides (scale_and_shift).
 #include "core/philox.h"
 #include "kernels/cuda/device_utils.cuh"
 #include "kernels/ops.h"
@@ -14,14 +14,14 @@ namespace {
 template <class D>
 __global__ void arange_kernel(D* p, int64_t n, double start, double step) {
   for (int64_t i = thread_index(); i < n; i += thread_count())
-    store(p, i, start + step * static_cast<double>(i));
+    store(p, i, fma(step, static_cast<double>(i), start));  // one rounding, as on the CPU
 }
 
 template <class D>
 __global__ void uniform_kernel(D* p, int64_t n, GeneratorState state, float low, float span) {
   for (int64_t i = thread_index(); i < n; i += thread_count()) {
     const float u = philox_uniform(state.seed, state.offset, static_cast<uint64_t>(i));
-    store(p, i, low + span * (1.0f - u));  // [low, high): u is in (0, 1]
+    store(p, i, scale_and_shift(1.0f - u, span, low));  // [low, high): u is in (0, 1]
   }
 }
 
@@ -29,7 +29,7 @@ template <class D>
 __global__ void normal_kernel(D* p, int64_t n, GeneratorState state, float mean, float std) {
   for (int64_t i = thread_index(); i < n; i += thread_count()) {
     const float z = philox_normal(state.seed, state.offset, static_cast<uint64_t>(i));
-    store(p, i, mean + std * z);
+    store(p, i, scale_and_shift(z, std, mean));
   }
 }
 

@@ -3,10 +3,10 @@
 #include <vector>
 
 #include "kernels/ops.h"
+#include "tests/support/error_bound.h"
 #include "tests/support/op_contract.h"
 
 using namespace ember;
-using test::expect_close;
 using test::expect_error_contains;
 using test::expect_gradcheck;
 using test::expect_values;
@@ -46,9 +46,12 @@ std::string flags_name(bool transpose_a, bool transpose_b) {
   return std::string(transpose_a ? "A^T" : "A") + " x " + (transpose_b ? "B^T" : "B");
 }
 
-// f32 GEMM over K <= 70 terms of N(0, 1) products: rounding stays near sqrt(K) * 2^-24
-// relative to the terms' size, far below 1e-5; f64 likewise below 1e-12.
-double tolerance(DType dtype) { return dtype == DType::f64 ? 1e-12 : 1e-5; }
+// How far a GEMM of dtype data may be from the fp64 loop, in any summation order (whatever the
+// BLAS kernels): gamma(K) sum |a| |b| (tests/support/error_bound.h), and the rounding to f16.
+Tensor gemm_bound(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b) {
+  const int64_t k = transpose_a ? a.size(-2) : a.size(-1);
+  return test::sum_error_bound(k, a.dtype(), naive_matmul(abs(a.to(kFloat64)), abs(b.to(kFloat64)), transpose_a, transpose_b));
+}
 
 }  // namespace
 
@@ -71,8 +74,7 @@ TEST_CASE("matmul matches an fp64 triple loop for every transpose flag", "[matmu
         Tensor b = randn(stored(0, k, n, tb), dtype);
         Tensor c = kernels::matmul(a, b, ta, tb);
         CHECK(c.dtype() == dtype);
-        expect_close(c, naive_matmul(a, b, ta, tb), tolerance(dtype),
-                     flags_name(ta, tb) + " " + dtype_name(dtype));
+        test::expect_within(c, naive_matmul(a, b, ta, tb), gemm_bound(a, b, ta, tb), flags_name(ta, tb) + " " + dtype_name(dtype));
       }
     }
   }
@@ -92,8 +94,8 @@ TEST_CASE("batched matmul: 3-D x 3-D and 3-D x shared 2-D", "[matmul]") {
         Tensor c2 = kernels::matmul(a, b2, ta, tb);  // without ta: folded into one [B*M, K] GEMM
         CHECK(c3.shape() == Shape{s.batch, s.m, s.n});
         CHECK(c2.shape() == Shape{s.batch, s.m, s.n});
-        expect_close(c3, naive_matmul(a, b3, ta, tb), tolerance(kFloat32), "3-D x 3-D " + name);
-        expect_close(c2, naive_matmul(a, b2, ta, tb), tolerance(kFloat32), "3-D x 2-D " + name);
+        test::expect_within(c3, naive_matmul(a, b3, ta, tb), gemm_bound(a, b3, ta, tb), "3-D x 3-D " + name);
+        test::expect_within(c2, naive_matmul(a, b2, ta, tb), gemm_bound(a, b2, ta, tb), "3-D x 2-D " + name);
       }
     }
   }
@@ -115,14 +117,16 @@ TEST_CASE("matmul backward computes only the gradients that are needed", "[matmu
   Tensor w = randn({5, 2}, kFloat64).requires_grad_();
   sum(matmul(x, w)).backward();  // dW = X^T dC with dC all ones, the batch folded into rows
   CHECK_FALSE(x.grad().defined());
-  expect_close(w.grad(), naive_matmul(x.reshape(Shape{12, 5}), ones({12, 2}, kFloat64), true, false), 1e-12,
-               "dW with constant x");
+  const Tensor x12 = x.reshape(Shape{12, 5}), ones12 = ones({12, 2}, kFloat64);
+  test::expect_within(w.grad(), naive_matmul(x12, ones12, true, false), gemm_bound(x12, ones12, true, false),
+                      "dW with constant x");
 
   Tensor x2 = randn({4, 5}, kFloat64).requires_grad_();
   Tensor w2 = randn({5, 2}, kFloat64);
   sum(matmul(x2, w2)).backward();  // dX = dC W^T
   CHECK_FALSE(w2.grad().defined());
-  expect_close(x2.grad(), naive_matmul(ones({4, 2}, kFloat64), w2, false, true), 1e-12, "dX with constant w");
+  const Tensor ones4 = ones({4, 2}, kFloat64);
+  test::expect_within(x2.grad(), naive_matmul(ones4, w2, false, true), gemm_bound(ones4, w2, false, true), "dX with constant w");
 }
 
 TEST_CASE("matmul of 1x1, K = 0 and empty operands", "[matmul]") {
@@ -143,14 +147,14 @@ TEST_CASE("f16 matmul is fp32 math rounded to f16", "[matmul][f16]") {
   Tensor b = randn({53, 29}).to(kFloat16);
   Tensor c = matmul(a, b);
   CHECK(c.dtype() == DType::f16);
-  // The reference uses the same f16 inputs; what remains is fp32 accumulation (~1e-6)
-  // and rounding the result to f16: half an ulp is 2^-11 ~ 4.9e-4 of |c|.
-  expect_close(c, naive_matmul(a, b, false, false), 1e-3, "f16 matmul");
+  // The reference uses the same f16 inputs; what remains is fp32 accumulation and rounding the
+  // result to f16 (gemm_bound has both).
+  test::expect_within(c, naive_matmul(a, b, false, false), gemm_bound(a, b, false, false), "f16 matmul");
   Tensor a3 = randn({2, 29, 37}).to(kFloat16);
   Tensor b2 = randn({29, 11}).to(kFloat16);
   Tensor cb = kernels::matmul(a3, b2, true, false);
   CHECK(cb.dtype() == DType::f16);
-  expect_close(cb, naive_matmul(a3, b2, true, false), 1e-3, "f16 batched A^T x B");
+  test::expect_within(cb, naive_matmul(a3, b2, true, false), gemm_bound(a3, b2, true, false), "f16 batched A^T x B");
 }
 
 TEST_CASE("matmul errors name the op and the shapes", "[matmul][errors]") {

@@ -1,6 +1,5 @@
 // Elementwise ops: every op of the unary table, binary ops with broadcasting, scalar forms, casts.
 #include <algorithm>
-#include <cmath>
 
 #include "kernels/ops.h"
 #include "tests/ops/op_case.h"
@@ -24,6 +23,19 @@ Values unary_values(UnaryOp op) {
 }
 
 constexpr double kExponent = 2.5;  // not an integer, so pow's general path runs
+
+// a - b sums the terms of a + b with one sign flipped, so its magnitudes are add's on |a| and |b|
+// (the |inputs| run of sub itself would cancel).
+std::vector<Tensor> sub_magnitudes(const Inputs& in, const Tensor& w, std::vector<Tensor> m) {
+  const Tensor a = abs(in[0]).requires_grad_(true), b = abs(in[1]).requires_grad_(true);
+  const Tensor y = add(a, b);
+  m[0] = y.detach();
+  if (!w.defined()) return m;
+  y.backward(abs(w));
+  m[1] = a.grad();
+  m[2] = b.grad();
+  return m;
+}
 
 }  // namespace
 
@@ -58,21 +70,23 @@ std::vector<OpCase> elementwise_cases() {
       {"div", [](const Inputs& in) { return div(in[0], in[1]); }},
   };
   for (const auto& [a, b] : shapes) {
-    // A broadcast gradient is computed per element in the dtype (PyTorch does the same) and then
-    // summed over the broadcast dims in fp32. In f16 every term carries its own rounding, so
-    // against fp64 the error grows like sqrt(terms summed) and a sum near zero loses relative
-    // digits (tolerances are relative to 1 + |expected|). In f32 a million-term sequential sum
-    // drifts ~1e-4.
+    // The broadcast operand's gradient sums `terms` per-element gradients (in the dtype, as
+    // PyTorch does, then summed in fp32): each term's own rounding costs u of the dtype, the sum
+    // gamma(terms); both relative to sum |terms|, which the |inputs| run gives.
     const int64_t out = broadcast_shapes(a, b, "test").numel();
-    const double terms = static_cast<double>(out) / static_cast<double>(std::max<int64_t>(1, std::min(a.numel(), b.numel())));
-    const double f32 = out > 100000 ? 5e-4 : 1e-5, f16 = std::min(3e-2, 2e-3 * std::max(1.0, std::sqrt(terms)));
+    const int64_t terms = out / std::max<int64_t>(1, std::min(a.numel(), b.numel()));
     for (const auto& [name, fn] : binary) {
+      const MagnitudeFn refine = std::string(name) == "sub" ? MagnitudeFn(sub_magnitudes) : MagnitudeFn();
       cases.push_back(OpCase("elementwise", std::string(name) + " " + a.str() + " with " + b.str(),
                              {In(a), In(b, Values::positive)}, fn)
-                          .tol(f32, f16));
+                          .sums(terms)
+                          .abs_magnitude()
+                          .magnitudes(refine));
       cases.push_back(OpCase("elementwise", std::string(name) + " " + b.str() + " with " + a.str(),
                              {In(b), In(a, Values::positive)}, fn)
-                          .tol(f32, f16));
+                          .sums(terms)
+                          .abs_magnitude()
+                          .magnitudes(refine));
     }
   }
   cases.push_back(OpCase("elementwise", "mul of rows 1.. of [4, 3] with [3]", {RowsOf({3, 3}), In({3})},
@@ -115,7 +129,8 @@ std::vector<OpCase> elementwise_cases() {
                              return full(shape, 3.75, TensorOptions(in[0].dtype()).device(in[0].device()));
                            })
                         .no_backward()
-                        .against_same_dtype());
+                        .against_same_dtype()
+                        .exact());
   }
 
   // Integer arithmetic (no gradient): exact on every device.
@@ -126,7 +141,8 @@ std::vector<OpCase> elementwise_cases() {
                            [fn = fn](const Inputs& in) { return fn({in[0].to(DType::i64), in[1].to(DType::i64)}); })
                         .only({DType::f64})
                         .no_backward()
-                        .against_same_dtype());
+                        .against_same_dtype()
+                        .exact());
   }
 
   // Casts between every pair of dtypes (whole numbers: exact everywhere) and of fractions to
@@ -139,13 +155,14 @@ std::vector<OpCase> elementwise_cases() {
                              [from, to](const Inputs& in) { return to_dtype(in[0].to(from), to); })
                           .only({DType::f64})
                           .no_backward()
-                          .against_same_dtype());
+                          .against_same_dtype()
+                          .exact());
     }
   }
   for (DType to : {DType::f16, DType::f32, DType::i64}) {
     OpCase c("elementwise", std::string("cast fractions -> ") + dtype_name(to), {In({1003})},
              [to](const Inputs& in) { return to_dtype(mul(in[0], 50.0), to); });
-    c.against_same_dtype();
+    c.against_same_dtype().exact();
     if (to == DType::i64) c.no_backward();
     cases.push_back(c);
   }

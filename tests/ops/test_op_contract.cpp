@@ -14,6 +14,7 @@
 #include "kernels/providers.h"
 #include "memory/guard_bytes.h"
 #include "tests/ops/op_case.h"
+#include "tests/support/error_bound.h"
 #include "tests/support/op_contract.h"
 
 using namespace ember;
@@ -32,15 +33,6 @@ const Backend kCudaEmber{"cuda (ember kernels)", kCUDA, kernels::GemmProvider::c
 const Backend kCudaVendor{"cuda (cuBLAS, cuDNN)", kCUDA, kernels::GemmProvider::cublas, kernels::ConvProvider::cudnn};
 
 constexpr int64_t kGradcheckMaxElements = 600;  // gradcheck runs two forwards per input element
-
-double tolerance(const OpCase& c, DType dtype) {
-  switch (dtype) {
-    case DType::f64: return 1e-10;
-    case DType::f32: return c.f32_tol;
-    case DType::f16: return c.f16_tol;
-    default: return 0;  // integers are exact
-  }
-}
 
 bool is_floating_spec(const InputSpec& s) { return s.values != Values::labels; }
 
@@ -85,21 +77,57 @@ Tensor materialize(const Tensor& master, const InputSpec& s, DType dtype, DType 
 
 struct Result {
   Tensor y;
+  Tensor w;                   // what y.backward was given
   std::vector<Tensor> grads;  // one per input; undefined where no gradient was asked for
 };
 
 // y = fn(inputs) and, for a differentiable floating y, y.backward(w) with w the fp64 draw
-// of y's shape rounded to y's dtype (the reference takes the tested run's rounding).
-Result run_op(const OpCase& c, const Inputs& inputs, uint64_t w_seed, std::optional<DType> w_rounding) {
+// of y's shape rounded to y's dtype (the reference takes the tested run's rounding); |w| when
+// `absolute` (the magnitude run).
+Result run_op(const OpCase& c, const Inputs& inputs, uint64_t w_seed, std::optional<DType> w_rounding,
+              bool absolute = false) {
   Result r;
   r.y = c.fn(inputs);
   if (!c.backward || !is_floating(r.y.dtype()) || !r.y.requires_grad()) return r;
   manual_seed(w_seed);
   const Tensor w_master = randn(r.y.shape(), TensorOptions(DType::f64));
   const DType rounding = w_rounding.value_or(r.y.dtype());
-  r.y.backward(w_master.to(rounding).to(r.y.dtype()).to(r.y.device()));
+  r.w = (absolute ? abs(w_master) : w_master).to(rounding).to(r.y.dtype()).to(r.y.device());
+  r.y.backward(r.w);
   for (const Tensor& t : inputs) r.grads.push_back(t.requires_grad() ? t.grad() : Tensor());
   return r;
+}
+
+// The magnitude of every compared element (Magnitude in op_case.h): y's first, then each gradient's.
+std::vector<Tensor> magnitudes(const OpCase& c, const Inputs& reference, const Result& want,
+                               const std::vector<Tensor>& masters, DType dtype, uint64_t w_seed) {
+  std::vector<Tensor> m;
+  if (c.magnitude == Magnitude::of_result) {
+    m.push_back(add(abs(want.y.detach().to(DType::f64)), 1.0));
+    const double w_scale = want.w.defined() && want.w.numel() > 0 ? max(abs(want.w.to(DType::f64))).item<double>() : 0.0;
+    for (const Tensor& g : want.grads) m.push_back(g.defined() ? add(abs(g.to(DType::f64)), w_scale) : Tensor());
+  } else {
+    Inputs abs_inputs;
+    for (size_t i = 0; i < c.inputs.size(); ++i) {
+      const Tensor master = is_floating_spec(c.inputs[i]) ? abs(masters[i]) : masters[i];
+      abs_inputs.push_back(materialize(master, c.inputs[i], dtype, DType::f64, kCPU, c.backward));
+    }
+    const Result r = run_op(c, abs_inputs, w_seed, want.y.dtype(), true);
+    m.push_back(abs(r.y.detach().to(DType::f64)));
+    for (const Tensor& g : r.grads) m.push_back(g.defined() ? abs(g.to(DType::f64)) : Tensor());
+  }
+  if (!c.magnitude_fn) return m;
+  Inputs detached;
+  for (const Tensor& t : reference) detached.push_back(is_floating(t.dtype()) ? t.detach().to(DType::f64) : t.detach());
+  return c.magnitude_fn(detached, want.w.defined() ? want.w.to(DType::f64) : Tensor(), std::move(m));
+}
+
+// |got - want| <= the case's error model on that element's magnitude.
+void expect_within_model(const OpCase& c, DType dtype, const Tensor& got, const Tensor& want, const Tensor& magnitude,
+                         const std::string& what) {
+  std::vector<double> bound = magnitude.to_vector<double>();
+  for (double& b : bound) b = c.error.bound(dtype, b);
+  expect_within(got.to(kCPU), want.to_vector<double>(), bound, what);
 }
 
 std::string fail_text(const OpCase& c, const Backend& b, DType dtype) {
@@ -134,13 +162,14 @@ void run_case_in_dtype(const OpCase& c, const Backend& b, DType dtype, const std
       cpu_inputs.push_back(materialize(masters[i], c.inputs[i], dtype, dtype, kCPU, false));
     CHECK(got.y.dtype() == c.fn(cpu_inputs).dtype());
   }
-  const double tol = tolerance(c, dtype);
-  expect_close(got.y.to(kCPU), want.y, tol, label + ": y");
+  const std::vector<Tensor> m = magnitudes(c, reference, want, masters, dtype, seed + 1);
+  expect_within_model(c, dtype, got.y, want.y, m[0], label + ": y");
   REQUIRE(got.grads.size() == want.grads.size());
   for (size_t i = 0; i < got.grads.size(); ++i) {
     const std::string name = label + ": gradient of input " + std::to_string(i);
     CHECK(got.grads[i].defined() == want.grads[i].defined());
-    if (got.grads[i].defined() && want.grads[i].defined()) expect_close(got.grads[i].to(kCPU), want.grads[i], tol, name);
+    if (got.grads[i].defined() && want.grads[i].defined())
+      expect_within_model(c, dtype, got.grads[i], want.grads[i], m[i + 1], name);
   }
 }
 

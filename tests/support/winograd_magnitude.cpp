@@ -1,0 +1,144 @@
+#include "tests/support/winograd_magnitude.h"
+
+#include <cmath>
+#include <vector>
+
+#include "core/error.h"
+#include "kernels/factories.h"
+
+namespace ember::test {
+namespace {
+
+// |B^T| (4x4), |G| (4x3), |A^T| (2x4) of F(2x2, 3x3) (Lavin & Gray, arXiv:1509.09308).
+constexpr double kBt[4][4] = {{1, 0, 1, 0}, {0, 1, 1, 0}, {0, 1, 1, 0}, {0, 1, 0, 1}};
+constexpr double kG[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, 0.5, 0.5}, {0, 0, 1}};
+constexpr double kAt[2][4] = {{1, 1, 1, 0}, {0, 1, 1, 1}};
+
+struct Planes {
+  int64_t n, c, h, w;
+  std::vector<double> v;
+  double at(int64_t i, int64_t ch, int64_t y, int64_t x) const {  // 0 outside the plane (padding)
+    if (y < 0 || y >= h || x < 0 || x >= w) return 0;
+    return std::fabs(v[static_cast<size_t>(((i * c + ch) * h + y) * w + x)]);
+  }
+};
+
+Planes planes_of(const Tensor& t) {
+  EMBER_CHECK(t.dim() == 4, "winograd magnitude: expected a 4-D tensor, got " << t.shape());
+  return {t.shape()[0], t.shape()[1], t.shape()[2], t.shape()[3], t.to_vector<double>()};
+}
+
+// |B^T| |d| |B| for the 4x4 input tile whose top-left input element is (y0, x0).
+// Writes out[a * 4 + b].
+void input_tile(const Planes& x, int64_t n, int64_t c, int64_t y0, int64_t x0, double* out) {
+  double d[4][4];
+  for (int p = 0; p < 4; ++p)
+    for (int q = 0; q < 4; ++q) d[p][q] = x.at(n, c, y0 + p, x0 + q);
+  for (int a = 0; a < 4; ++a)
+    for (int b = 0; b < 4; ++b) {
+      double s = 0;
+      for (int p = 0; p < 4; ++p)
+        for (int q = 0; q < 4; ++q) s += kBt[a][p] * kBt[b][q] * d[p][q];
+      out[a * 4 + b] = s;
+    }
+}
+
+// |A| |dY| |A^T| for the 2x2 output-gradient tile whose top-left element is (y0, x0).
+void output_grad_tile(const Planes& dy, int64_t n, int64_t o, int64_t y0, int64_t x0, double* out) {
+  for (int a = 0; a < 4; ++a)
+    for (int b = 0; b < 4; ++b) {
+      double s = 0;
+      for (int i = 0; i < 2; ++i)
+        for (int j = 0; j < 2; ++j) s += kAt[i][a] * kAt[j][b] * dy.at(n, o, y0 + i, x0 + j);
+      out[a * 4 + b] = s;
+    }
+}
+
+}  // namespace
+
+Tensor winograd_forward_magnitude(const Tensor& x, const Tensor& w, const Tensor& bias, Size2 padding) {
+  const Planes in = planes_of(x), k = planes_of(w);
+  EMBER_CHECK(k.h == 3 && k.w == 3 && k.c == in.c, "winograd magnitude: weight " << w.shape() << " for input " << x.shape());
+  const int64_t oh = in.h + 2 * padding.h - 2, ow = in.w + 2 * padding.w - 2;
+  const int64_t tiles_h = (oh + 1) / 2, tiles_w = (ow + 1) / 2;
+  // |G| |g| |G^T| per (o, c).
+  std::vector<double> u(static_cast<size_t>(k.n * k.c * 16));
+  for (int64_t o = 0; o < k.n; ++o)
+    for (int64_t c = 0; c < k.c; ++c)
+      for (int a = 0; a < 4; ++a)
+        for (int b = 0; b < 4; ++b) {
+          double s = 0;
+          for (int p = 0; p < 3; ++p)
+            for (int q = 0; q < 3; ++q) s += kG[a][p] * kG[b][q] * k.at(o, c, p, q);
+          u[static_cast<size_t>((o * k.c + c) * 16 + a * 4 + b)] = s;
+        }
+  const std::vector<double> b = bias.defined() ? bias.to_vector<double>() : std::vector<double>();
+  std::vector<double> out(static_cast<size_t>(in.n * k.n * oh * ow));
+  std::vector<double> v(static_cast<size_t>(in.c * 16));
+  for (int64_t n = 0; n < in.n; ++n)
+    for (int64_t ty = 0; ty < tiles_h; ++ty)
+      for (int64_t tx = 0; tx < tiles_w; ++tx) {
+        for (int64_t c = 0; c < in.c; ++c)
+          input_tile(in, n, c, 2 * ty - padding.h, 2 * tx - padding.w, &v[static_cast<size_t>(c * 16)]);
+        for (int64_t o = 0; o < k.n; ++o) {
+          double m[16] = {};
+          for (int64_t c = 0; c < in.c; ++c)
+            for (int t = 0; t < 16; ++t) m[t] += u[static_cast<size_t>((o * k.c + c) * 16 + t)] * v[static_cast<size_t>(c * 16 + t)];
+          for (int i = 0; i < 2; ++i)
+            for (int j = 0; j < 2; ++j) {
+              const int64_t y = 2 * ty + i, xx = 2 * tx + j;
+              if (y >= oh || xx >= ow) continue;
+              double s = b.empty() ? 0.0 : std::fabs(b[static_cast<size_t>(o)]);
+              for (int a = 0; a < 4; ++a)
+                for (int bb = 0; bb < 4; ++bb) s += kAt[i][a] * kAt[j][bb] * m[a * 4 + bb];
+              out[static_cast<size_t>(((n * k.n + o) * oh + y) * ow + xx)] = s;
+            }
+        }
+      }
+  return from_vector<double>(out, Shape{in.n, k.n, oh, ow}, TensorOptions(DType::f64));
+}
+
+Tensor winograd_weight_grad_magnitude(const Tensor& x, const Tensor& dy, Size2 padding) {
+  const Planes in = planes_of(x), g = planes_of(dy);
+  EMBER_CHECK(g.n == in.n && g.h == in.h + 2 * padding.h - 2 && g.w == in.w + 2 * padding.w - 2,
+              "winograd magnitude: output gradient " << dy.shape() << " for input " << x.shape());
+  const int64_t tiles_h = (g.h + 1) / 2, tiles_w = (g.w + 1) / 2;
+  // sum over tiles of (|A| |dY| |A^T|) . (|B^T| |d| |B|), per (o, c), then |G^T| . |G|.
+  std::vector<double> du(static_cast<size_t>(g.c * in.c * 16), 0.0);
+  std::vector<double> v(static_cast<size_t>(in.c * 16)), p(static_cast<size_t>(g.c * 16));
+  for (int64_t n = 0; n < in.n; ++n)
+    for (int64_t ty = 0; ty < tiles_h; ++ty)
+      for (int64_t tx = 0; tx < tiles_w; ++tx) {
+        for (int64_t c = 0; c < in.c; ++c)
+          input_tile(in, n, c, 2 * ty - padding.h, 2 * tx - padding.w, &v[static_cast<size_t>(c * 16)]);
+        for (int64_t o = 0; o < g.c; ++o)
+          output_grad_tile(g, n, o, 2 * ty, 2 * tx, &p[static_cast<size_t>(o * 16)]);
+        for (int64_t o = 0; o < g.c; ++o)
+          for (int64_t c = 0; c < in.c; ++c)
+            for (int t = 0; t < 16; ++t)
+              du[static_cast<size_t>((o * in.c + c) * 16 + t)] += p[static_cast<size_t>(o * 16 + t)] * v[static_cast<size_t>(c * 16 + t)];
+      }
+  std::vector<double> out(static_cast<size_t>(g.c * in.c * 9));
+  for (int64_t oc = 0; oc < g.c * in.c; ++oc)
+    for (int kh = 0; kh < 3; ++kh)
+      for (int kw = 0; kw < 3; ++kw) {
+        double s = 0;
+        for (int a = 0; a < 4; ++a)
+          for (int b = 0; b < 4; ++b) s += kG[a][kh] * kG[b][kw] * du[static_cast<size_t>(oc * 16 + a * 4 + b)];
+        out[static_cast<size_t>(oc * 9 + kh * 3 + kw)] = s;
+      }
+  return from_vector<double>(out, Shape{g.c, in.c, 3, 3}, TensorOptions(DType::f64));
+}
+
+Tensor winograd_input_grad_magnitude(const Tensor& dy, const Tensor& w) {
+  const Planes k = planes_of(w);
+  std::vector<double> flipped(k.v.size());
+  for (int64_t o = 0; o < k.n; ++o)
+    for (int64_t c = 0; c < k.c; ++c)
+      for (int64_t t = 0; t < 9; ++t)
+        flipped[static_cast<size_t>((c * k.n + o) * 9 + (8 - t))] = k.v[static_cast<size_t>((o * k.c + c) * 9 + t)];
+  const Tensor w_flipped = from_vector<double>(flipped, Shape{k.c, k.n, 3, 3}, TensorOptions(DType::f64));
+  return winograd_forward_magnitude(dy, w_flipped, Tensor(), Size2(1));
+}
+
+}  // namespace ember::test

@@ -1,0 +1,43 @@
+#pragma once
+// The magnitudes that bound Winograd F(2x2, 3x3)'s rounding error (kernels/cpu/conv2d_winograd.h),
+// for tests/support/error_bound.h:
+//
+//   const Tensor m = winograd_forward_magnitude(x64, w64, b64, padding);       // [N, OC, OH, OW]
+//   expect_within(y, y64, sum_error_bound(winograd_forward_terms(C), DType::f32, m), "conv2d");
+//
+// Winograd computes each output through transforms whose intermediate terms cancel in exact
+// arithmetic but are each rounded: Y = A^T [(G g G^T) . (B^T d B)] A, summed over channels, with
+// Lavin & Gray's A, B, G. Its error is bounded by gamma(n) times the same formula with every
+// matrix and value replaced by its absolute value (Higham §3.5: a computation of products and
+// sums is perturbed by at most gamma(depth) times its absolute-value counterpart), where n is
+// the longest chain of roundings a term goes through. That magnitude is larger than the direct
+// method's sum |w| |x| (about 7x for random data: the cancelled terms count), so a test of
+// Winograd needs it, not im2col's. The weight gradient runs the adjoint transforms:
+// dg = G^T [sum over tiles (A dY A^T) . (B^T d B)] G.
+//
+// Inputs are fp64 CPU tensors; kernels are 3x3, stride and dilation 1 (winograd_applies).
+#include <cstdint>
+
+#include "core/tensor.h"
+#include "kernels/conv_geometry.h"
+
+namespace ember::test {
+
+// The magnitude of each output y[n][o][oy][ox] (bias may be undefined: it adds |bias|).
+Tensor winograd_forward_magnitude(const Tensor& x, const Tensor& w, const Tensor& bias, Size2 padding);
+// The magnitude of each weight gradient entry dw[o][c][kh][kw], for output gradient dy.
+Tensor winograd_weight_grad_magnitude(const Tensor& x, const Tensor& dy, Size2 padding);
+// The magnitude of each input gradient entry of a "same" convolution (padding 1), which the CPU
+// may compute as the forward convolution of dy with the weight flipped in both axes and its
+// channel axes swapped (kernels/cpu/conv2d.cpp, input_grad_as_same_conv): Winograd when that
+// convolution takes it. The sum is winograd_forward_terms(OC) long.
+Tensor winograd_input_grad_magnitude(const Tensor& dy, const Tensor& w);
+
+// Roundings a term goes through: the input transform (two 2-term sums), the kernel transform
+// (two 3-term sums, halvings are exact), the product, the channel sum (C terms), the output
+// transform (two 3-term sums) and the bias: C + 2 + 4 + 1 + 4 + 1.
+inline int64_t winograd_forward_terms(int64_t channels) { return channels + 12; }
+// The weight gradient: the same transforms around a sum over every tile of every image.
+inline int64_t winograd_weight_grad_terms(int64_t tiles_times_images) { return tiles_times_images + 12; }
+
+}  // namespace ember::test

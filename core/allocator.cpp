@@ -22,6 +22,10 @@ Buffer::~Buffer() {
   if (owner_ != nullptr) owner_->release(data_, bytes_, device_, category_, stream_);
 }
 
+void Buffer::record_stream(StreamHandle stream) const {
+  if (owner_ != nullptr && stream != stream_) owner_->record_stream(*this, stream);
+}
+
 void Buffer::swap(Buffer& o) noexcept {
   std::swap(data_, o.data_);
   std::swap(bytes_, o.bytes_);

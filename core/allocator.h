@@ -66,6 +66,9 @@ class Buffer {
   Device device() const { return device_; }
   MemoryCategory category() const { return category_; }
   StreamHandle stream() const { return stream_; }
+  // Marks the bytes as used on `stream` as well as the one they were allocated for: once freed,
+  // they are reused only after the work queued on `stream` until then is done (Allocator::record_stream).
+  void record_stream(StreamHandle stream) const;
 
  private:
   friend class Allocator;

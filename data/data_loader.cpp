@@ -64,7 +64,9 @@ void DataLoader::make_staging_buffers() {
   for (int64_t size : sample_shape_) sample_numel *= size;
   const size_t image_bytes = static_cast<size_t>(options_.batch_size() * sample_numel) * sizeof(float);
   for (int64_t i = 0; i < buffers; ++i)
-    staging_.emplace_back(labels_offset(image_bytes) + static_cast<size_t>(options_.batch_size()) * sizeof(int64_t));
+    staging_.emplace_back(labels_offset(image_bytes) + static_cast<size_t>(options_.batch_size()) * sizeof(int64_t),
+                          options_.device());
+  copy_stream_ = cuda::Stream::create(options_.device());
 }
 
 DataLoader::~DataLoader() { prefetcher_.reset(); }
@@ -166,16 +168,28 @@ void DataLoader::gather_samples(const int64_t* indices, int64_t count, Batch& ba
   }
 }
 
+// The copy runs on the loader's own stream, into tensors allocated for it, so it overlaps the
+// kernels already queued on the consumer's stream; the consumer's stream then waits for it (an
+// event: no host wait), and the batch's bytes are marked as used there, so the copy stream does
+// not reuse them before the consumer's kernels are done.
 Batch DataLoader::to_device(Batch host) {
   CategoryScope scope(MemoryCategory::data);
   PhaseScope phase(Phase::data);
   PinnedBuffer& staging = staging_[static_cast<size_t>(host.index) % staging_.size()];
+  const cuda::Stream consumer = cuda::current_stream(options_.device());
   Batch batch;
   batch.index = host.index;
-  batch.images = empty(host.images.shape(), TensorOptions().dtype(DType::f32).device(options_.device()));
-  batch.labels = empty(host.labels.shape(), TensorOptions().dtype(DType::i64).device(options_.device()));
-  staging.copy_to_device_async(batch.images, 0);
-  staging.copy_to_device_async(batch.labels, labels_offset(host.images.nbytes()));
+  {
+    cuda::StreamGuard on_copy_stream(copy_stream_);
+    batch.images = empty(host.images.shape(), TensorOptions().dtype(DType::f32).device(options_.device()));
+    batch.labels = empty(host.labels.shape(), TensorOptions().dtype(DType::i64).device(options_.device()));
+    staging.copy_to_device_async(batch.images, 0);
+    staging.copy_to_device_async(batch.labels, labels_offset(host.images.nbytes()));
+  }
+  copied_.record(copy_stream_);
+  consumer.wait(copied_);
+  cuda::record_stream(batch.images, consumer);
+  cuda::record_stream(batch.labels, consumer);
   return batch;
 }
 

@@ -22,12 +22,15 @@
 //
 // Memory: batch tensors are allocated under CategoryScope(MemoryCategory::data).
 // On a CUDA device each batch is written into a pinned (page-locked) staging
-// buffer and copied with cudaMemcpyAsync, so the copy overlaps the training step.
+// buffer and copied with cudaMemcpyAsync on a stream of the loader's own
+// (core/cuda_stream.h), so the copy overlaps the kernels of the step before;
+// the caller's current stream waits for the copy before anything it queues next.
 #include <cstdint>
 #include <iterator>
 #include <memory>
 #include <vector>
 
+#include "core/cuda_stream.h"
 #include "core/generator.h"
 #include "data/batch.h"
 #include "data/dataset.h"
@@ -91,6 +94,8 @@ class DataLoader {
   std::vector<int64_t> order_;         // of the epoch in progress; read by the prefetch thread
   GeneratorState transform_state_;
   std::vector<PinnedBuffer> staging_;  // CUDA only: batch k uses staging_[k % size]
+  cuda::Stream copy_stream_;           // CUDA only: where the batches' copies run
+  cuda::Event copied_;                 // CUDA only: recorded after each batch's copies
   std::unique_ptr<Prefetcher> prefetcher_;  // last: destroyed (joined) before what it reads
 };
 

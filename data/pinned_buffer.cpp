@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "core/cuda_runtime.h"
 #include "core/error.h"
 
 #ifdef EMBER_HAVE_CUDA
@@ -21,9 +22,12 @@ void check_cuda(cudaError_t status, const char* what) {
 
 }  // namespace
 
-PinnedBuffer::PinnedBuffer(size_t bytes) : bytes_(bytes) {
+PinnedBuffer::PinnedBuffer(size_t bytes, Device device) : bytes_(bytes), device_(device) {
+  EMBER_CHECK(device.is_cuda(), "PinnedBuffer: copies go to a CUDA device, not " << device);
+  // The event must be made on the device whose streams record it (cudaEventRecord refuses another's).
+  cuda::DeviceGuard guard(device);
   // One byte at least: cudaHostAlloc of 0 bytes returns no pointer to view.
-  check_cuda(cudaHostAlloc(&data_, bytes > 0 ? bytes : 1, cudaHostAllocDefault), "cudaHostAlloc");
+  check_cuda(cudaHostAlloc(&data_, bytes > 0 ? bytes : 1, cudaHostAllocPortable), "cudaHostAlloc");
   cudaEvent_t event = nullptr;
   const cudaError_t status = cudaEventCreateWithFlags(&event, cudaEventDisableTiming);
   if (status != cudaSuccess) cudaFreeHost(data_);
@@ -40,11 +44,13 @@ PinnedBuffer::~PinnedBuffer() {
 }
 
 void PinnedBuffer::copy_to_device_async(const Tensor& dst, size_t offset_bytes) {
-  EMBER_CHECK(dst.is_cuda(), "PinnedBuffer: copy destination " << dst.str() << " is not a CUDA tensor");
+  EMBER_CHECK(dst.device() == device_,
+              "PinnedBuffer: copy destination " << dst.str() << " is not on this buffer's device " << device_);
   EMBER_CHECK(offset_bytes + dst.nbytes() <= bytes_, "PinnedBuffer: copying " << dst.nbytes() << " bytes from offset "
                                                                               << offset_bytes << " overruns the "
                                                                               << bytes_ << "-byte buffer");
   if (dst.nbytes() == 0) return;
+  cuda::DeviceGuard guard(device_);
   const auto stream = static_cast<cudaStream_t>(dst.storage()->buffer.stream());
   check_cuda(cudaMemcpyAsync(dst.data_ptr(), static_cast<char*>(data_) + offset_bytes, dst.nbytes(),
                              cudaMemcpyHostToDevice, stream),
@@ -60,7 +66,7 @@ void PinnedBuffer::wait_copies() {
 
 #else
 
-PinnedBuffer::PinnedBuffer(size_t bytes) : bytes_(bytes) {
+PinnedBuffer::PinnedBuffer(size_t bytes, Device device) : bytes_(bytes), device_(device) {
   EMBER_THROW("PinnedBuffer: pinned host memory needs the CUDA backend (configure with -DEMBER_CUDA=ON)");
 }
 PinnedBuffer::~PinnedBuffer() = default;
@@ -72,7 +78,7 @@ void PinnedBuffer::wait_copies() {}
 #endif
 
 PinnedBuffer::PinnedBuffer(PinnedBuffer&& other) noexcept
-    : data_(other.data_), bytes_(other.bytes_), event_(other.event_) {
+    : data_(other.data_), bytes_(other.bytes_), device_(other.device_), event_(other.event_) {
   other.data_ = nullptr;
   other.event_ = nullptr;
   other.bytes_ = 0;

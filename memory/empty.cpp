@@ -1,5 +1,6 @@
 #include "memory/empty.h"
 
+#include "core/cuda_stream.h"
 #include "core/error.h"
 #include "memory/guard_bytes.h"
 #include "memory/memory.h"
@@ -14,6 +15,7 @@ Tensor empty(const Shape& shape, TensorOptions options) {
   request.bytes = static_cast<size_t>(shape.numel()) * dtype_size(options.dtype_);
   request.device = options.device_;
   request.category = current_category();
+  request.stream = cuda::current_stream(options.device_).handle();  // the stream the bytes are first used on
   request.op = OpNameScope::current();
   request.shape = &shape;
   std::shared_ptr<Storage> storage;

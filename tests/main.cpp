@@ -1,7 +1,8 @@
-// Catch2 entry point. CUDA test cases are tagged [cuda] and named "cuda: ...".
-// Without a GPU they cannot run: run alone (as CTest does, one case per process)
+// Catch2 entry point. CUDA test cases are tagged [cuda] and named "cuda: ...";
+// those that need two GPUs are tagged [cuda][multigpu] and named "cuda x2: ...".
+// Without the GPUs they cannot run: run alone (as CTest does, one case per process)
 // such a case exits 77, which CTest reports as skipped; in a run of several
-// cases, [cuda] ones are filtered out and counted as skipped. Never silently passed.
+// cases, they are filtered out and counted as skipped. Never silently passed.
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
@@ -11,23 +12,23 @@
 
 #include "core/cuda_runtime.h"
 
-// "a,b" means "a or b": excludes [cuda] from each alternative. "\\," (an escaped comma,
+// "a,b" means "a or b": excludes `tag` from each alternative. "\\," (an escaped comma,
 // as CTest passes test names) is part of a name, not a separator.
 namespace {
-std::string exclude_cuda(const std::string& spec) {
+std::string exclude_tag(const std::string& spec, const std::string& tag) {
   std::string out, part;
   for (size_t i = 0; i < spec.size(); ++i) {
     if (spec[i] == '\\' && i + 1 < spec.size()) {
       part += spec.substr(i, 2);
       ++i;
     } else if (spec[i] == ',') {
-      out += (out.empty() ? "" : ",") + part + "~[cuda]";
+      out += (out.empty() ? "" : ",") + part + "~" + tag;
       part.clear();
     } else {
       part += spec[i];
     }
   }
-  return out + (out.empty() ? "" : ",") + part + "~[cuda]";
+  return out + (out.empty() ? "" : ",") + part + "~" + tag;
 }
 
 // True when spec has a tag: an unescaped '[' (CTest escapes brackets inside names).
@@ -42,9 +43,13 @@ bool has_tag(const std::string& spec) {
 
 int main(int argc, char** argv) {
   constexpr int kSkipped = 77;
-  const bool have_gpu = ember::cuda::is_available();
-  if (argc >= 2 && std::strncmp(argv[1], "cuda: ", 6) == 0 && !have_gpu) {
+  const int gpus = ember::cuda::device_count();
+  if (argc >= 2 && std::strncmp(argv[1], "cuda: ", 6) == 0 && gpus < 1) {
     std::cout << "skipped: '" << argv[1] << "' needs a GPU and this machine has none\n";
+    return kSkipped;
+  }
+  if (argc >= 2 && std::strncmp(argv[1], "cuda x2: ", 9) == 0 && gpus < 2) {
+    std::cout << "skipped: '" << argv[1] << "' needs two GPUs and this machine has " << gpus << "\n";
     return kSkipped;
   }
   Catch::Session session;
@@ -52,14 +57,15 @@ int main(int argc, char** argv) {
   const Catch::ConfigData& config = session.configData();
   // Listing (CTest's discovery) must still see the [cuda] cases: CTest runs each alone, and they exit 77.
   const bool listing = config.listTests || config.listTestNamesOnly || config.listTags || config.listReporters;
-  if (!have_gpu && !listing) {
+  if (gpus < 2 && !listing) {
+    const std::string tag = gpus < 1 ? "[cuda]" : "[multigpu]";
     auto& specs = session.configData().testsOrTags;
-    if (specs.empty()) specs.push_back("~[cuda]");
-    // Test names (CTest's one-case runs) are left alone: a CUDA case's name starts with "cuda: " and
-    // was handled above. Tag expressions get the exclusion.
+    if (specs.empty()) specs.push_back("~" + tag);
+    // Test names (CTest's one-case runs) are left alone: a CUDA case's name starts with "cuda: " or
+    // "cuda x2: " and was handled above. Tag expressions get the exclusion.
     else for (std::string& spec : specs)
-      if (has_tag(spec)) spec = exclude_cuda(spec);
-    std::cerr << "no GPU: [cuda] test cases are skipped\n";
+      if (has_tag(spec)) spec = exclude_tag(spec, tag);
+    std::cerr << (gpus < 1 ? "no GPU: [cuda] test cases are skipped\n" : "one GPU: [multigpu] test cases are skipped\n");
   }
   return session.run();
 }

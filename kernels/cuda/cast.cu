@@ -1,10 +1,12 @@
 // CUDA dtype casts and copies. copy_ owns every copy that touches a GPU:
-//   same dtype: one cudaMemcpy (host<->device, device<->device);
+//   same dtype: one cudaMemcpyAsync on the GPU side's current stream, waited for
+//   (host<->device, device<->device);
 //   different dtypes: the bytes move in the source dtype and the GPU converts
 //   (host->device: copy, then cast on the device; device->host: cast on the
 //   device, then copy), so no conversion ever runs on the host here.
 // Conversions match kernels/cpu/elementwise.cpp: through float for f16, a plain
 // static_cast otherwise (float -> int truncates toward zero).
+#include "core/cuda_runtime.h"
 #include "kernels/cuda/converted.cuh"
 #include "kernels/cuda/device_utils.cuh"
 #include "kernels/ops.h"
@@ -37,13 +39,21 @@ void cast_on_device(const Tensor& dst, const Tensor& src) {
   });
 }
 
-// Same dtype, any pair of devices (at least one a GPU). Synchronous for the host.
+// Same dtype, any pair of devices (at least one a GPU). Synchronous for the host: queued on the
+// current stream of the GPU side (the source's for device to device, after the destination
+// device's current stream is done with what it queued, since dst was allocated for it), then
+// waited for, so a copy sees every kernel queued before it on either side.
 void copy_bytes(const Tensor& dst, const Tensor& src) {
   if (src.nbytes() == 0) return;
   const cudaMemcpyKind kind = !src.is_cuda() ? cudaMemcpyHostToDevice
                               : dst.is_cuda() ? cudaMemcpyDeviceToDevice
                                               : cudaMemcpyDeviceToHost;
-  EMBER_CUDA_CHECK(cudaMemcpy(dst.data_ptr(), src.data_ptr(), src.nbytes(), kind));
+  if (src.is_cuda() && dst.is_cuda() && src.device() != dst.device()) ember::cuda::current_stream(dst.device()).synchronize();
+  const Device gpu = src.is_cuda() ? src.device() : dst.device();
+  ember::cuda::DeviceGuard guard(gpu);
+  const cudaStream_t stream = current_stream();
+  EMBER_CUDA_CHECK(cudaMemcpyAsync(dst.data_ptr(), src.data_ptr(), src.nbytes(), kind, stream));
+  EMBER_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
 }  // namespace

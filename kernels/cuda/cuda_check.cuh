@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "core/cuda_stream.h"
 #include "core/error.h"
 #include "core/half.h"
 
@@ -30,8 +31,10 @@ inline unsigned blocks_for(int64_t n) {
   return static_cast<unsigned>(blocks < 1 ? 1 : (blocks > kMaxBlocks ? kMaxBlocks : blocks));
 }
 
-// The stream every ember kernel runs on (the legacy default stream for now).
-inline cudaStream_t current_stream() { return nullptr; }
+// The stream every ember kernel, copy and library call runs on: the calling thread's current
+// stream on the current device (core/cuda_stream.h; the legacy default stream unless a
+// StreamGuard names another).
+inline cudaStream_t current_stream() { return static_cast<cudaStream_t>(ember::cuda::current_stream_handle()); }
 
 // Storage type -> CUDA type: ember::Half is bit-compatible with __half.
 template <class T> struct DeviceType { using type = T; };

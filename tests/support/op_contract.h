@@ -5,6 +5,7 @@
 //   expect_gradcheck(fn, inputs, "op")          -- fp64 central differences vs autograd
 //   expect_error_contains(fn, {"op", "[2, 3]"}) -- the error text names what it must
 //   EMBER_CUDA_TEST_CASE("name")               -- a test that needs a GPU (skipped without one)
+//   EMBER_MULTI_GPU_TEST_CASE("name")          -- a test that needs two (skipped with fewer)
 #include <catch2/catch.hpp>
 
 #include <functional>
@@ -29,3 +30,4 @@ void expect_error_contains(const std::function<void()>& fn, const std::vector<st
 }  // namespace ember::test
 
 #define EMBER_CUDA_TEST_CASE(name, tags) TEST_CASE("cuda: " name, "[cuda]" tags)
+#define EMBER_MULTI_GPU_TEST_CASE(name, tags) TEST_CASE("cuda x2: " name, "[cuda][multigpu]" tags)

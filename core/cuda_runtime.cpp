@@ -44,8 +44,20 @@ void check_device(const Device& device, const char* op) {
 }
 
 void synchronize() {
+  for (int index = 0; index < device_count(); ++index) synchronize(Device(DeviceType::cuda, index));
+}
+
+void synchronize(const Device& device) {
 #ifdef EMBER_HAVE_CUDA
-  if (device_count() > 0) cudaDeviceSynchronize();
+  if (!device.is_cuda() || device.index >= device_count()) return;
+  DeviceGuard guard(device);
+  const cudaError_t status = cudaDeviceSynchronize();
+  if (status != cudaSuccess) {
+    cudaGetLastError();
+    EMBER_THROW("cuda: synchronizing " << device << " failed: " << cudaGetErrorString(status));
+  }
+#else
+  (void)device;
 #endif
 }
 

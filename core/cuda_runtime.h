@@ -16,7 +16,10 @@ int device_count();
 inline bool is_available() { return device_count() > 0; }
 // Throws a clear error when `device` cannot be used.
 void check_device(const Device& device, const char* op);
+// Blocks until every GPU (or `device`) has finished all work queued on any of its streams; throws
+// when a kernel failed asynchronously. A no-op without a GPU or for a CPU device.
 void synchronize();
+void synchronize(const Device& device);
 std::string device_name(int index);
 // The calling thread's current CUDA device index; -1 without CUDA or a GPU.
 int current_device();

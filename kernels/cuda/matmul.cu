@@ -31,7 +31,9 @@
 // load-index math: hoisting each thread's load offsets out of the k loop is the
 // first thing to try when tuning against bench/kernels/bench_matmul.cpp.
 #include <type_traits>
+#include <vector>
 
+#include "core/cuda_runtime.h"
 #include "kernels/cuda/cublas_gemm.cuh"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/gemm.cuh"
@@ -128,11 +130,18 @@ __global__ void __launch_bounds__(Tile::kThreads)
   }
 }
 
+// The current device's multiprocessor count, read once per device (GPUs of one machine may differ).
 int sm_count() {
-  int device = 0, count = 0;
+  static const std::vector<int> counts = [] {
+    std::vector<int> c(static_cast<size_t>(ember::cuda::device_count()), 0);
+    for (size_t d = 0; d < c.size(); ++d)
+      EMBER_CUDA_CHECK(cudaDeviceGetAttribute(&c[d], cudaDevAttrMultiProcessorCount, static_cast<int>(d)));
+    return c;
+  }();
+  int device = 0;
   EMBER_CUDA_CHECK(cudaGetDevice(&device));
-  EMBER_CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
-  return count;
+  EMBER_CHECK(device >= 0 && static_cast<size_t>(device) < counts.size(), "matmul: current device " << device << " unknown");
+  return counts[static_cast<size_t>(device)];
 }
 
 template <class Tile, class T, class Acc>
@@ -161,7 +170,7 @@ void custom_gemm(const GemmProblem& p, const T* a, const T* b, T* c) {
   if constexpr (std::is_same_v<T, double>) {
     launch_tiled<SmallTile, T, Acc>(p, a, b, c);
   } else {
-    static const int sms = sm_count();
+    const int sms = sm_count();
     const int64_t large_tiles = p.batch * ((p.m + LargeTile::BM - 1) / LargeTile::BM) *
                                 ((p.n + LargeTile::BN - 1) / LargeTile::BN);
     if (large_tiles >= sms) launch_tiled<LargeTile, T, Acc>(p, a, b, c);

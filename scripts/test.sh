@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/test.sh: the one command that builds and tests ember (CI runs it via .ci/run).
 #
-#   scripts/test.sh                 # setup, then the four stages below
+#   scripts/test.sh                 # setup, then the five stages below
 #   EMBER_TEST_STAGES=main scripts/test.sh    # only the first stage
 #   EMBER_BUILD_DIR=build-x scripts/test.sh   # the main stage in another build folder
 #
@@ -10,6 +10,11 @@
 #               file is compiled, as CI requires; CUDA tests then skip themselves
 #               without a GPU), build every target (library, tests, benchmarks, the
 #               ember tool), run ctest
+#   variants    scripts/test-kernel-variants.sh on that build: the CPU suite again with
+#               OpenBLAS on other kernels (OPENBLAS_CORETYPE=Haswell, or another where the
+#               environment already says Haswell) and with EMBER_CPU_ISA=avx2, less the four
+#               longest training runs: a tolerance that only this machine's summation order
+#               meets fails here, not on the next machine
 #   install     scripts/check-install.sh on that build: install it, build examples/
 #               against it with find_package and through pkg-config, run them
 #   sanitizers  scripts/test-sanitizers.sh: the CPU suite under ASan + UBSan + LSan, less
@@ -30,7 +35,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 start=$SECONDS
 scripts/setup.sh
-stages=${EMBER_TEST_STAGES:-main install sanitizers fuzz}
+stages=${EMBER_TEST_STAGES:-main variants install sanitizers fuzz}
 
 build_dir=${EMBER_BUILD_DIR:-build}
 jobs=${EMBER_JOBS:-$(nproc)}
@@ -81,6 +86,7 @@ run_stage() {
   results+=("$name: $((SECONDS - t)) s: $([ "$rc" = 0 ] && echo passed || echo "FAILED (exit $rc)")")
   [ "$rc" = 0 ] || overall=$rc
 }
+run_stage variants scripts/test-kernel-variants.sh "$build_dir"
 run_stage install scripts/check-install.sh "$build_dir"
 export EMBER_CTEST_EXCLUDE=${EMBER_CTEST_EXCLUDE-"the lab.s batch-size|memory budget picks settings|same seed gives bitwise|resume_after_kill_lenet5"}
 run_stage sanitizers scripts/test-sanitizers.sh

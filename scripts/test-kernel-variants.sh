@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# scripts/test-kernel-variants.sh: runs the CPU test suite again the way other machines run it,
+# so that a test whose tolerance holds only for this machine's summation order fails here first.
+#
+#   scripts/test-kernel-variants.sh [build]   # an existing build folder (default: build/)
+#
+# Two more runs of ctest over the build (CUDA cases skip without a GPU):
+#   blas   OpenBLAS on other kernels: OPENBLAS_CORETYPE=Haswell (AVX2, what some CI machines set),
+#          or, where the environment already says Haswell, the kernels OpenBLAS would choose for a
+#          CPU of this one's widest vectors (SkylakeX with AVX-512, else Sandybridge's AVX). Other
+#          summation orders inside every matmul and im2col convolution.
+#   isa    EMBER_CPU_ISA=avx2: ember's own run-time dispatched kernels take their AVX2 paths, as on
+#          a machine without AVX-512 (skipped, saying so, on a CPU without AVX2).
+# The environment's own settings are left as they are for everything else: each run sets one
+# variable for its own ctest process only.
+#
+# Environment:
+#   EMBER_CTEST_JOBS     parallel test processes (default: 2)
+#   EMBER_CTEST_EXCLUDE  ctest -E regex of tests to leave out (default: the four longest training
+#                        runs, as in the sanitizer stage: they exercise no kernel the rest does not)
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+build=${1:-build}
+jobs=${EMBER_CTEST_JOBS:-2}
+exclude=${EMBER_CTEST_EXCLUDE-"the lab.s batch-size|memory budget picks settings|same seed gives bitwise|resume_after_kill"}
+[ -f "$build/CTestTestfile.cmake" ] || { echo "test-kernel-variants: $build is not a built folder" >&2; exit 2; }
+
+if [ "${OPENBLAS_CORETYPE:-}" != Haswell ]; then
+  blas_core=Haswell
+elif grep -qw avx512f /proc/cpuinfo; then
+  blas_core=SkylakeX
+else
+  blas_core=Sandybridge
+fi
+
+failed=0
+results=()
+run() {
+  local name=$1 setting=$2 t0=$SECONDS rc=0
+  echo
+  echo "== test-kernel-variants: $name: $setting ctest"
+  env "$setting" ctest --test-dir "$build" -j "$jobs" --output-on-failure --no-tests=error --timeout 600 \
+    ${exclude:+-E "$exclude"} >"$build/ctest-$name.log" 2>&1 || rc=$?
+  grep -E 'tests passed|\((Failed|Timeout|SEGFAULT|Subprocess aborted)\)' "$build/ctest-$name.log"
+  results+=("$name ($setting): $((SECONDS - t0)) s: $([ "$rc" = 0 ] && echo passed || echo "FAILED (ctest $rc; $build/ctest-$name.log)")")
+  [ "$rc" = 0 ] || failed=1
+}
+
+run blas "OPENBLAS_CORETYPE=$blas_core"
+if grep -qw avx2 /proc/cpuinfo; then
+  run isa EMBER_CPU_ISA=avx2
+else
+  results+=("isa: skipped: this CPU has no AVX2, so ember's AVX2 paths cannot run here")
+fi
+echo
+printf '== %s\n' "${results[@]}"
+exit "$failed"

@@ -11,6 +11,7 @@
 #include "apps/cli_checks.h"
 #include "apps/bench_workload.h"
 #include "apps/memory_budget.h"
+#include "apps/thread_count.h"
 #include "core/cuda_runtime.h"
 #include "kernels/cpu/cpu_isa.h"
 #include "kernels/providers.h"
@@ -29,7 +30,7 @@ CLI::App* add_bench_train_command(CLI::App& app, BenchTrainOptions& o) {
   cmd->add_option("--batch", o.batch, "Batch size (the effective batch under --accum)")
       ->check(positive_integer())
       ->capture_default_str();
-  cmd->add_option("--threads", o.threads, "CPU threads")->check(positive_integer())->capture_default_str();
+  cmd->add_option("--threads", o.threads, "CPU threads")->check(thread_count())->capture_default_str();
   cmd->add_option("--steps", o.steps, "Timed steps")->check(positive_integer())->capture_default_str();
   cmd->add_option("--warmup", o.warmup, "Untimed steps first")->check(non_negative_integer())->capture_default_str();
   cmd->add_option("--optimizer", o.optimizer, "sgd (momentum 0.9) | adam | adamw")

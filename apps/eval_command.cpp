@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "apps/cli_checks.h"
+#include "apps/thread_count.h"
 #include "apps/train_command.h"
 #include "apps/train_setup.h"
 #include "core/cuda_runtime.h"
@@ -27,7 +28,7 @@ CLI::App* add_eval_command(CLI::App& app, EvalOptions& o) {
   cmd->add_option("--data", o.data, "Dataset")->check(one_of(data_names()))->capture_default_str();
   cmd->add_option("--data-dir", o.data_dir, "Fashion-MNIST folder");
   cmd->add_option("--device", o.device, "cpu | cuda | cuda:N");
-  cmd->add_option("--threads", o.threads, "CPU threads (0: OpenMP default)")->check(non_negative_integer());
+  cmd->add_option("--threads", o.threads, "CPU threads (0: OpenMP default)")->check(thread_count(0));
   cmd->add_flag("--json", o.json, "Print JSON");
   return cmd;
 }

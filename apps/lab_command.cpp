@@ -14,6 +14,7 @@
 
 #include "apps/cli_checks.h"
 #include "apps/lab_experiments.h"
+#include "apps/thread_count.h"
 #include "core/error.h"
 
 namespace ember::apps {
@@ -40,7 +41,7 @@ CLI::App* add_lab_command(CLI::App& app, LabOptions& o) {
   CLI::App* cmd = app.add_subcommand("lab", "Run the memory lab: one measured experiment per memory remedy, "
                                             "written as markdown tables and SVG pictures");
   cmd->add_option("--out", o.out, "Folder to write (README.md and the pictures)")->capture_default_str();
-  cmd->add_option("--threads", o.threads, "CPU threads")->check(positive_integer())->capture_default_str();
+  cmd->add_option("--threads", o.threads, "CPU threads")->check(thread_count())->capture_default_str();
   cmd->add_option("--data-dir", o.data_dir, "Fashion-MNIST folder (default /usr/share/datasets/fashion-mnist)");
   cmd->add_option("--budget-mib", o.budget_mib, "The batch-size experiment's memory budget, MiB")
       ->check(integer_between(8, int64_t{1} << 20, "a whole number of MiB"))

@@ -23,6 +23,7 @@ CLI::App* add_plan_command(CLI::App& app, PlanOptions& o) {
   cmd->add_option("--batch", o.batch, "Batch size (the effective batch under --accum)")
       ->check(positive_integer())
       ->capture_default_str();
+  // Not thread_count(): a plan runs no step here, and may be for a machine with more cores.
   cmd->add_option("--threads", o.threads, "CPU threads the step would run with")
       ->check(positive_integer())
       ->capture_default_str();

@@ -17,6 +17,7 @@
 #include "apps/output_path.h"
 #include "apps/progress_bar.h"
 #include "apps/report_table.h"
+#include "apps/thread_count.h"
 #include "apps/train_resume.h"
 #include "apps/train_setup.h"
 #include "autograd/anomaly_mode.h"
@@ -139,7 +140,7 @@ CLI::App* add_train_command(CLI::App& app, TrainOptions& o) {
       ->check(one_of({"constant", "step", "cosine", "onecycle"}));
   cmd->add_option("--device", o.device, "cpu | cuda | cuda:N (default: cuda when a GPU is available, else cpu)");
   cmd->add_option("--threads", o.threads, "CPU threads (0: OpenMP default)")
-      ->check(non_negative_integer())
+      ->check(thread_count(0))
       ->capture_default_str();
   cmd->add_option("--seed", o.seed, "Seed for data, initialisation and shuffling")
       ->check(seed_value())

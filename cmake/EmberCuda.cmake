@@ -16,8 +16,12 @@ if(NOT EMBER_CUDA STREQUAL "OFF" AND NOT EMBER_SANITIZE)
     enable_language(CUDA)
     set(CMAKE_CUDA_STANDARD 17)
     set(CMAKE_CUDA_STANDARD_REQUIRED ON)
-    find_package(CUDAToolkit REQUIRED)
-    find_package(CuDNN REQUIRED)
+    find_package(CUDAToolkit REQUIRED MODULE)  # CMake's finder: the CUDA:: targets
+    include(${CMAKE_CURRENT_LIST_DIR}/EmberCuDNN.cmake)  # ember::cudnn, the same way the installed package finds it
+    if(NOT TARGET ember::cudnn)
+      message(FATAL_ERROR "ember: the CUDA backend needs cuDNN 9, and it was not found: "
+                          "pass -DCUDNN_ROOT=<folder with include/cudnn.h and lib/libcudnn.so>")
+    endif()
     set(EMBER_HAVE_CUDA ON)
   elseif(EMBER_CUDA STREQUAL "ON")
     message(FATAL_ERROR "EMBER_CUDA=ON but no CUDA compiler was found")

@@ -21,7 +21,10 @@ endforeach()
 # which lack OpenBLAS and where libopenblas.a would drag in libgfortran.
 option(EMBER_USE_BLAS "Let Eigen call OpenBLAS for large products" ON)
 if(EMBER_USE_BLAS)
-  find_package(OpenBLAS)  # cmake/FindOpenBLAS.cmake: ember::openblas
+  include(${CMAKE_CURRENT_LIST_DIR}/EmberOpenBLAS.cmake)  # ember::openblas, the same way the installed package finds it
+  if(NOT TARGET ember::openblas)
+    message(STATUS "ember: OpenBLAS not found, Eigen uses its own GEMM (scripts/setup.sh installs OpenBLAS)")
+  endif()
 endif()
 
 # Eigen is private to kernels/ (no public header includes it): its headers are a
@@ -30,7 +33,7 @@ add_library(ember_eigen INTERFACE)
 target_include_directories(ember_eigen SYSTEM INTERFACE $<BUILD_INTERFACE:${EIGEN3_INCLUDE_DIR}>)
 target_compile_definitions(ember_eigen INTERFACE EIGEN_NO_CUDA)
 if(TARGET ember::openblas)
-  message(STATUS "ember: Eigen uses OpenBLAS at ${OPENBLAS_LIBRARY}")
+  message(STATUS "ember: Eigen uses OpenBLAS at ${EMBER_OPENBLAS_LIBRARY}")
   target_compile_definitions(ember_eigen INTERFACE EIGEN_USE_BLAS EMBER_HAVE_OPENBLAS)
   target_link_libraries(ember_eigen INTERFACE ember::openblas)
 endif()

@@ -31,15 +31,16 @@ if(TARGET ember_cli)
   install(TARGETS ember_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
 
-# The finders an installed ember needs, and the switches its config reads.
+# The finders an installed ember needs (the build's own, which its config includes by
+# path), and the switches its config reads.
 set(ember_finders "")
 set(EMBER_HAVE_OPENBLAS OFF)
 if(TARGET ember::openblas)
   set(EMBER_HAVE_OPENBLAS ON)
-  list(APPEND ember_finders ${PROJECT_SOURCE_DIR}/cmake/FindOpenBLAS.cmake)
+  list(APPEND ember_finders ${PROJECT_SOURCE_DIR}/cmake/EmberOpenBLAS.cmake)
 endif()
 if(EMBER_HAVE_CUDA)
-  list(APPEND ember_finders ${PROJECT_SOURCE_DIR}/cmake/FindCuDNN.cmake)
+  list(APPEND ember_finders ${PROJECT_SOURCE_DIR}/cmake/EmberCuDNN.cmake)
 endif()
 
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/emberConfig.cmake.in

@@ -8,9 +8,14 @@
 # Steps: bring the build folder up to date (a no-op when it is); `cmake --install` it
 # into a temporary prefix; run the installed `ember` tool; configure examples/ as a
 # project of its own against that prefix (find_package(ember CONFIG REQUIRED), linking
-# ember::ember), build it and run its CTest (the README's training loop, a few seconds);
-# compile and link scripts/pkg_config_smoke.cpp with nothing but
-# `pkg-config --cflags --libs ember` and run it. The temporary folder is removed when
+# ember::ember), build it and run its CTest (the README's training loop, a few seconds),
+# once as found through CMAKE_PREFIX_PATH and once more with
+# CMAKE_FIND_PACKAGE_PREFER_CONFIG=ON; configure, build and run
+# scripts/install-consumer/ (a project with its own FindOpenBLAS and FindCuDNN that
+# finds ember twice, from two folders) under each of: CMAKE_PREFIX_PATH, ember_DIR,
+# CMAKE_FIND_PACKAGE_PREFER_CONFIG=ON, CMAKE_FIND_PACKAGE_TARGETS_GLOBAL=ON; compile and
+# link scripts/install-consumer/smoke.cpp with nothing but `pkg-config --cflags --libs
+# ember` and run it. One install serves every step. The temporary folder is removed when
 # every step passed and kept, and named, when one failed. Re-running is safe.
 #
 # Environment:
@@ -53,20 +58,53 @@ echo "$(grep -c 'Installing:' "$work/install.log") files; $(cd "$prefix" && find
 echo "installed bin/ember runs"
 install_s=$((SECONDS - t0))
 
+# configure_against_prefix SOURCE BINARY CMAKE-ARGS...: configures a project of its own
+# against the installed ember and checks that the ember it found is that one.
+configure_against_prefix() {
+  local source=$1 binary=$2
+  shift 2
+  rm -rf "$binary"
+  cmake -S "$source" -B "$binary" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release "$@" \
+        >"$binary.configure.log" 2>&1 || { cat "$binary.configure.log" >&2; return 1; }
+  # It must be the installed package, not some other ember CMake can find.
+  local ember_dir
+  ember_dir=$(sed -n 's/^ember_DIR:PATH=//p' "$binary/CMakeCache.txt")
+  case "$ember_dir" in
+    "$prefix"/*) echo "found ember at $ember_dir" ;;
+    *) echo "check-install: $source found ember at '$ember_dir', not under $prefix" >&2; return 1 ;;
+  esac
+}
+
+# build_and_test BINARY: builds a configured project and runs its CTest.
+build_and_test() {
+  cmake --build "$1" -j "$jobs"
+  ctest --test-dir "$1" --output-on-failure --no-tests=error
+}
+
 t0=$SECONDS
 step "examples/ as a project of its own: find_package(ember CONFIG REQUIRED)"
-examples=$work/examples
-cmake -S "$root/examples" -B "$examples" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
-      -DCMAKE_PREFIX_PATH="$prefix" >"$work/examples-configure.log"
-# It must be the installed package, not some other ember CMake can find.
-ember_dir=$(sed -n 's/^ember_DIR:PATH=//p' "$examples/CMakeCache.txt")
-case "$ember_dir" in
-  "$prefix"/*) echo "found ember at $ember_dir" ;;
-  *) echo "check-install: examples/ found ember at '$ember_dir', not under $prefix" >&2; exit 1 ;;
-esac
-cmake --build "$examples" -j "$jobs"
-ctest --test-dir "$examples" --output-on-failure --no-tests=error
+configure_against_prefix "$root/examples" "$work/examples" -DCMAKE_PREFIX_PATH="$prefix"
+build_and_test "$work/examples"
+step "examples/ again, with CMAKE_FIND_PACKAGE_PREFER_CONFIG=ON (OpenBLAS has a package config of its own)"
+configure_against_prefix "$root/examples" "$work/examples-prefer-config" -DCMAKE_PREFIX_PATH="$prefix" \
+                         -DCMAKE_FIND_PACKAGE_PREFER_CONFIG=ON
+build_and_test "$work/examples-prefer-config"
 examples_s=$((SECONDS - t0))
+
+t0=$SECONDS
+consumer=$root/scripts/install-consumer
+config_dir=$(dirname "$(find "$prefix" -name emberConfig.cmake | head -1)")
+for setting in CMAKE_PREFIX_PATH ember_DIR CMAKE_FIND_PACKAGE_PREFER_CONFIG CMAKE_FIND_PACKAGE_TARGETS_GLOBAL; do
+  case $setting in
+    CMAKE_PREFIX_PATH) args=(-DCMAKE_PREFIX_PATH="$prefix") ;;
+    ember_DIR) args=(-Dember_DIR:PATH="$config_dir") ;;
+    *) args=(-DCMAKE_PREFIX_PATH="$prefix" "-D$setting=ON") ;;
+  esac
+  step "scripts/install-consumer/ (its own FindOpenBLAS and FindCuDNN; ember found twice, from two folders): ${args[*]}"
+  configure_against_prefix "$consumer" "$work/consumer-$setting" "${args[@]}"
+  build_and_test "$work/consumer-$setting"
+done
+consumer_s=$((SECONDS - t0))
 
 t0=$SECONDS
 step "a program linked through pkg-config"
@@ -74,9 +112,9 @@ export PKG_CONFIG_PATH="$(dirname "$(find "$prefix" -name ember.pc | head -1)")$
 flags=$(pkg-config --cflags --libs ember)
 echo "pkg-config --cflags --libs ember: $flags"
 # shellcheck disable=SC2086  # the flags are words
-"${CXX:-c++}" -std=c++17 -O1 "$root/scripts/pkg_config_smoke.cpp" $flags -o "$work/pkg_config_smoke"
+"${CXX:-c++}" -std=c++17 -O1 "$consumer/smoke.cpp" $flags -o "$work/pkg_config_smoke"
 "$work/pkg_config_smoke"
 pkg_config_s=$((SECONDS - t0))
 
 echo
-echo "== check-install: passed: build ${build_s} s, install ${install_s} s, examples ${examples_s} s, pkg-config ${pkg_config_s} s; total $((SECONDS - start)) s wall"
+echo "== check-install: passed: build ${build_s} s, install ${install_s} s, examples ${examples_s} s, consumer settings ${consumer_s} s, pkg-config ${pkg_config_s} s; total $((SECONDS - start)) s wall"

@@ -15,8 +15,9 @@
 #               environment already says Haswell) and with EMBER_CPU_ISA=avx2, less the four
 #               longest training runs: a tolerance that only this machine's summation order
 #               meets fails here, not on the next machine
-#   install     scripts/check-install.sh on that build: install it, build examples/
-#               against it with find_package and through pkg-config, run them
+#   install     scripts/check-install.sh on that build: install it, build examples/ and
+#               scripts/install-consumer/ against it with find_package (under the common
+#               find_package settings) and a program through pkg-config, run them
 #   sanitizers  scripts/test-sanitizers.sh: the CPU suite under ASan + UBSan + LSan, less
 #               the four longest training runs (the lab's batch experiment, the budget
 #               fit, the seed-determinism curve, LeNet-5's kill-and-resume), which

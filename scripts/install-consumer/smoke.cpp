@@ -1,6 +1,7 @@
-// Built by scripts/check-install.sh with only `pkg-config --cflags --libs ember`, against
-// an installed ember: a few Trainer steps on the spirals reach every library, from train/
-// down to core/, so a missing library or a wrong link order fails the link.
+// Built by scripts/check-install.sh against an installed ember, twice: with only
+// `pkg-config --cflags --libs ember`, and through the CMake package in this folder's
+// project. A few Trainer steps on the spirals reach every library, from train/ down to
+// core/, so a missing library or a wrong link order fails the link.
 #include <iostream>
 #include <memory>
 #include <vector>
@@ -22,7 +23,7 @@ int main() {
   });
   train::StepResult result;
   for (int step = 0; step < 3; ++step) result = trainer.step(x, spirals.labels);
-  std::cout << "pkg-config smoke: 3 steps, loss " << result.loss << ", CUDA backend "
+  std::cout << "install smoke: 3 steps, loss " << result.loss << ", CUDA backend "
             << (cuda::compiled_with_cuda() ? "on" : "off") << ", " << cuda::device_count()
             << " GPU(s), peak " << memory_stats(kCPU).allocated_bytes.peak << " B on the CPU\n";
 }

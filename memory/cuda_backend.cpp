@@ -77,15 +77,18 @@ class CudaBackend final : public RawBackend {
   void destroy_event(Event event) noexcept override {
     if (event != nullptr) cudaEventDestroy(static_cast<cudaEvent_t>(event));
   }
-  // Synchronous: the guard bytes are set before any kernel writes the buffer and read after.
+  // Synchronous with every stream of the device (the legacy default stream does not wait for
+  // ember's non-blocking ones): the guard bytes are set after any kernel still writing the
+  // memory's previous tenant, and read after every kernel that wrote near them.
   void fill_bytes(void* ptr, unsigned char value, size_t bytes) override {
     cuda::DeviceGuard device(Device(DeviceType::cuda, index_));
-    EMBER_CHECK(cudaMemset(ptr, value, bytes) == cudaSuccess && cudaDeviceSynchronize() == cudaSuccess,
+    EMBER_CHECK(cudaDeviceSynchronize() == cudaSuccess && cudaMemset(ptr, value, bytes) == cudaSuccess &&
+                    cudaDeviceSynchronize() == cudaSuccess,
                 "cudaMemset of " << bytes << " guard bytes failed on cuda:" << index_);
   }
   void read_bytes(const void* ptr, void* host, size_t bytes) override {
     cuda::DeviceGuard device(Device(DeviceType::cuda, index_));
-    EMBER_CHECK(cudaMemcpy(host, ptr, bytes, cudaMemcpyDeviceToHost) == cudaSuccess,
+    EMBER_CHECK(cudaDeviceSynchronize() == cudaSuccess && cudaMemcpy(host, ptr, bytes, cudaMemcpyDeviceToHost) == cudaSuccess,
                 "reading " << bytes << " guard bytes back from cuda:" << index_ << " failed");
   }
   Device device() const override { return Device(DeviceType::cuda, index_); }

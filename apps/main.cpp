@@ -7,6 +7,7 @@
 
 #include "apps/cli_checks.h"
 #include "apps/command_line.h"
+#include "apps/flag_words.h"
 #include "core/error.h"
 
 int main(int argc, char** argv) {
@@ -23,7 +24,7 @@ int main(int argc, char** argv) {
   try {
     return cli.run(std::cout);
   } catch (const ember::Error& e) {
-    std::cerr << "ember: error: " << e.what() << "\n";
+    std::cerr << "ember: error: " << ember::apps::flag_words(e.what()) << "\n";
     return 1;
   } catch (const std::bad_alloc&) {  // tensors fail with ember::Error; this is other host memory
     std::cerr << "ember: error: out of host memory outside the tensor allocator (std::bad_alloc); "

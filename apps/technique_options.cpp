@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "apps/cli_checks.h"
+#include "apps/flag_words.h"
 #include "core/error.h"
 
 namespace ember::apps {
@@ -26,12 +27,12 @@ train::TrainerOptions trainer_options(const TechniqueOptions& o, int64_t batch) 
   train::TrainerOptions t;
   t.precision = train::parse_precision(o.precision, "--precision");
   t.checkpoint = train::CheckpointPolicy::parse(o.checkpoint, "--checkpoint");
-  EMBER_CHECK(o.accum >= 1, "--accum must be a positive number of micro-batches, got " << o.accum);
-  EMBER_CHECK(batch % o.accum == 0, "--accum " << o.accum << " does not divide --batch " << batch
-                                               << ": the micro-batch would be " << batch << "/" << o.accum
-                                               << "; choose an --accum that divides the batch (e.g. "
-                                               << (batch % 2 == 0 ? 2 : 1) << ")");
   t.accum = o.accum;
+  try {
+    t.check(batch);
+  } catch (const Error& e) {
+    throw Error(flag_words(e.what()));
+  }
   return t;
 }
 

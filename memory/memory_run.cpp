@@ -30,7 +30,7 @@ class RunReader {
 
   [[noreturn]] void fail(const std::string& field, const std::string& problem) const {
     EMBER_THROW("memory run '" << path_ << "': field '" << field << "' " << problem
-                               << " (write the file with --memory-json)");
+                               << " (write the file with save_memory_run)");
   }
   const nlohmann::json& member(const nlohmann::json& parent, const char* key, const std::string& field) const {
     if (!parent.is_object() || !parent.contains(key)) fail(field, "is missing");
@@ -136,7 +136,7 @@ MemoryRun parse_run(const std::string& text, const std::string& name) {
     EMBER_THROW("memory run '" << name << "': not JSON (" << e.what() << ")");
   }
   if (doc.is_object() && doc.contains("traceEvents"))
-    reader.fail("format", "is missing: this is a --memory-trace (Perfetto) file; `ember compare` reads --memory-json");
+    reader.fail("format", "is missing: this is a Chrome-trace (Perfetto) file, not a memory run (save_memory_run writes those)");
   const nlohmann::json& format = reader.member(doc, "format", "format");
   if (format != kFormat) reader.fail("format", std::string("must be \"") + kFormat + "\"");
   if (reader.member(doc, "version", "version") != kVersion)

@@ -19,8 +19,8 @@ std::string out_of_memory_message(const AllocationRequest& request, size_t capac
   switch (request.category) {
     case MemoryCategory::activation:
       os << "activations dominate a training step: gradient checkpointing, recompute instead of store "
-            "(ember train --checkpoint sqrt), fp16 activations with fp32 master weights (--precision fp16), or a "
-            "smaller micro-batch with gradient accumulation, same effective batch (--accum 4)";
+            "(checkpoint = sqrt), fp16 activations with fp32 master weights (precision = fp16), or a "
+            "smaller micro-batch with gradient accumulation, same effective batch (accum = 4)";
       break;
     case MemoryCategory::parameter:
     case MemoryCategory::gradient:
@@ -28,11 +28,11 @@ std::string out_of_memory_message(const AllocationRequest& request, size_t capac
     case MemoryCategory::master_weights:
       os << "the model's own state does not fit: a smaller model, or a lighter optimizer (SGD keeps one "
             "buffer per parameter, Adam two); a smaller batch does not shrink these, and fp16 "
-            "(--precision fp16) adds fp32 master weights to them";
+            "(precision = fp16) adds fp32 master weights to them";
       break;
     default:
-      os << "a smaller micro-batch with gradient accumulation (--accum 4), gradient checkpointing "
-            "(--checkpoint sqrt), or fp16 (--precision fp16)";
+      os << "a smaller micro-batch with gradient accumulation (accum = 4), gradient checkpointing "
+            "(checkpoint = sqrt), or fp16 (precision = fp16)";
   }
   if (unused > 0) os << "; empty_cache() returns " << format_bytes(unused) << " of cached memory";
   os << ".";

@@ -46,7 +46,7 @@ void GradScaler::update(bool found_inf) {
               "GradScaler: the loss scale underflowed to " << backed_off << " after " << consecutive_skips_
                   << " consecutive steps with inf/NaN gradients (it must stay >= " << kMinScale
                   << "): the gradients are not finite at any scale, so the model has diverged; lower the "
-                     "learning rate or train with --precision fp32");
+                     "learning rate or train with precision = fp32");
   scale_ = backed_off;
 }
 

@@ -18,6 +18,11 @@ CheckpointPolicy CheckpointPolicy::parse(const std::string& text, const char* wh
   return fixed(n);
 }
 
+void CheckpointPolicy::check() const {
+  EMBER_CHECK(kind != Kind::segments || segments >= 1,
+              "checkpoint: " << segments << " segments is not allowed; give at least 1 (or none to turn checkpointing off)");
+}
+
 int64_t CheckpointPolicy::segments_for(int64_t layers) const {
   switch (kind) {
     case Kind::none: return 0;

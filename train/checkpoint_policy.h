@@ -25,6 +25,8 @@ struct CheckpointPolicy {
   static CheckpointPolicy parse(const std::string& text, const char* what = "checkpoint");
 
   bool enabled() const { return kind != Kind::none; }
+  // Throws for a fixed count below 1 (what parse refuses, for a policy built by hand).
+  void check() const;
   // Segments for a model of `layers` top-level layers (0 when disabled); throws when
   // a fixed count is larger than `layers`.
   int64_t segments_for(int64_t layers) const;

@@ -18,6 +18,7 @@
 //
 // Memory categories: masters are `master_weights`, their gradients `gradient`, the inner
 // optimizer's state `optimizer_state` (all fp32); the f16 params stay `parameter`.
+// It is the fp16 StepOptimizer (train/step_optimizer.h) the Trainer drives.
 #include <functional>
 #include <memory>
 #include <vector>
@@ -25,13 +26,11 @@
 #include "core/tensor.h"
 #include "optim/grad_scaler.h"
 #include "optim/optimizer.h"
+#include "train/step_optimizer.h"
 
 namespace ember::train {
 
-// Builds the inner optimizer over the parameters it is given (the fp32 masters here).
-using OptimizerFactory = std::function<std::unique_ptr<optim::Optimizer>(std::vector<Tensor> params)>;
-
-class MixedPrecisionOptimizer {
+class MixedPrecisionOptimizer final : public StepOptimizer {
  public:
   // params: the model's parameters (any floating dtype, usually f16), leaves on one device.
   MixedPrecisionOptimizer(std::vector<Tensor> params, const OptimizerFactory& make_inner,
@@ -40,28 +39,30 @@ class MixedPrecisionOptimizer {
   MixedPrecisionOptimizer& operator=(const MixedPrecisionOptimizer&) = delete;
 
   // loss * the current scale; backward() of this fills the params' (scaled) gradients.
-  Tensor scale_loss(const Tensor& loss) const { return scaler_.scale_loss(loss); }
+  Tensor scale_loss(const Tensor& loss) const override { return scaler_.scale_loss(loss); }
   // Adds every param gradient / scale into its master's fp32 gradient (one fused kernel per
   // parameter, which also flags inf/NaN) and drops the param gradients. Call after each backward.
-  void unscale_gradients();
+  void unscale_gradients() override;
   // One update from the gradients gathered since the last step. Returns false, leaving weights and
   // optimizer state untouched, when any gathered gradient was inf or NaN. Updates the loss scale
   // and clears the gathered gradients either way.
-  bool step();
+  bool step() override;
   // Drops the gathered master gradients, the params' gradients and the inf/NaN flag.
-  void zero_grad();
+  void zero_grad() override;
 
   const std::vector<Tensor>& parameters() const { return params_; }
   const std::vector<Tensor>& masters() const { return masters_; }  // f32, same order as parameters()
-  optim::Optimizer& inner() { return *inner_; }
+  optim::Optimizer& inner() override { return *inner_; }
   const optim::GradScaler& scaler() const { return scaler_; }
-  double scale() const { return scaler_.scale(); }
+  double loss_scale() const override { return scaler_.scale(); }
+  int64_t skipped_steps() const override { return scaler_.skipped_steps(); }
+  bool skips_nonfinite_steps() const override { return true; }
   bool found_inf() const;  // reads the flag (a device sync on CUDA)
 
   // "master.<i>" (the fp32 masters), "inner.<...>" (the inner optimizer's state_dict) and
   // "scaler.<...>". Loading copies the masters in place and out to the parameters.
-  NamedTensors state_dict() const;
-  void load_state_dict(const TensorMap& state);
+  NamedTensors state_dict() const override;
+  void load_state_dict(const TensorMap& state) override;
 
  private:
   std::vector<Tensor> params_;   // the model's, e.g. f16

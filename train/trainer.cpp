@@ -20,19 +20,20 @@
 
 namespace ember::train {
 
-Precision parse_precision(const std::string& text, const char* what) {
-  if (text == "fp32") return Precision::fp32;
-  if (text == "fp16") return Precision::fp16;
-  EMBER_THROW(what << ": unknown precision '" << text << "'; expected fp32 or fp16");
+void TrainerOptions::check(int64_t batch) const {
+  EMBER_CHECK(accum >= 1, "TrainerOptions: accum = " << accum << ": the micro-batches per optimizer step must be at least 1");
+  EMBER_CHECK(batch <= 0 || batch % accum == 0,
+              "TrainerOptions: accum = " << accum << " does not divide batch = " << batch << ": the micro-batch would be "
+                                         << batch << "/" << accum << "; choose an accum that divides the batch (e.g. accum = "
+                                         << (batch % 2 == 0 ? 2 : 1) << ")");
+  checkpoint.check();
 }
-
-const char* precision_name(Precision precision) { return precision == Precision::fp16 ? "fp16" : "fp32"; }
 
 Trainer::Trainer(std::shared_ptr<nn::Module> model, const OptimizerFactory& make_optimizer,
                  const TrainerOptions& options)
     : model_(std::move(model)), options_(options) {
   EMBER_CHECK(model_ != nullptr, "Trainer: the model is null");
-  EMBER_CHECK(options_.accum >= 1, "Trainer: accum (micro-batches per step) must be at least 1, got " << options_.accum);
+  options_.check();
   if (options_.checkpoint.enabled()) {
     auto* seq = dynamic_cast<nn::Sequential*>(model_.get());
     EMBER_CHECK(seq != nullptr, "Trainer: checkpointing splits an nn::Sequential into segments, but the model is a "
@@ -40,24 +41,19 @@ Trainer::Trainer(std::shared_ptr<nn::Module> model, const OptimizerFactory& make
                                                          "inside its forward");
     segments_ = options_.checkpoint.segments_for(static_cast<int64_t>(seq->size()));
   }
-  if (options_.precision == Precision::fp16) {
-    model_->parameters_to(DType::f16);
-    fp16_optimizer_ = std::make_unique<MixedPrecisionOptimizer>(model_->parameters(), make_optimizer, options_.scaler);
-  } else {
-    fp32_optimizer_ = make_optimizer(model_->parameters());
-    EMBER_CHECK(fp32_optimizer_ != nullptr, "Trainer: the optimizer factory returned null");
-  }
+  if (options_.precision == Precision::fp16) model_->parameters_to(DType::f16);
+  optimizer_ = make_step_optimizer(options_.precision, model_->parameters(), make_optimizer, options_.scaler);
 }
 
-optim::Optimizer& Trainer::optimizer() { return fp16_optimizer_ ? fp16_optimizer_->inner() : *fp32_optimizer_; }
-double Trainer::loss_scale() const { return fp16_optimizer_ ? fp16_optimizer_->scale() : 1.0; }
-int64_t Trainer::skipped_steps() const { return fp16_optimizer_ ? fp16_optimizer_->scaler().skipped_steps() : 0; }
+Tensor Trainer::loss(const Tensor& output, const Tensor& target) const {
+  return options_.loss ? options_.loss(output, target) : cross_entropy(output, target);
+}
 
-Tensor Trainer::forward(const Tensor& images) {
-  Tensor x = images;
-  if (options_.precision == Precision::fp16 && x.dtype() != DType::f16) {
+Tensor Trainer::forward(const Tensor& inputs) {
+  Tensor x = inputs;
+  if (options_.precision == Precision::fp16 && is_floating(x.dtype()) && x.dtype() != DType::f16) {
     CategoryScope scope(MemoryCategory::data);  // the input batch, in the compute dtype
-    x = to_dtype(images, DType::f16);
+    x = to_dtype(inputs, DType::f16);
   }
   if (segments_ > 0 && GradMode::is_enabled()) {
     PhaseScope phase(Phase::forward);
@@ -74,74 +70,76 @@ Tensor Trainer::forward(const Tensor& images) {
   return model_->forward(x);
 }
 
-Tensor Trainer::predict(const Tensor& images) {
+Tensor Trainer::predict(const Tensor& inputs) {
   NoGradGuard no_grad;
-  return forward(images);
+  return forward(inputs);
 }
 
 std::string Trainer::what_is_left(int64_t micro_batch) const {
   std::ostringstream os;
-  os << "This step ran with --precision " << precision_name(options_.precision) << " --checkpoint "
-     << options_.checkpoint.str() << " --accum " << options_.accum << " (micro-batch " << micro_batch
+  os << "This step ran with precision = " << precision_name(options_.precision) << ", checkpoint = "
+     << options_.checkpoint.str() << ", accum = " << options_.accum << " (micro-batch " << micro_batch
      << "); still to try:";
-  const size_t before = os.str().size();
-  if (options_.precision == Precision::fp32) os << " --precision fp16";
-  if (segments_ == 0) os << " --checkpoint sqrt";
-  if (micro_batch > 1) os << " --accum " << options_.accum * 2 << " (micro-batch " << (micro_batch + 1) / 2 << ")";
-  if (os.str().size() == before) os << " a smaller model or a larger memory budget";
+  std::vector<std::string> left;
+  if (options_.precision == Precision::fp32) left.push_back("precision = fp16");
+  if (segments_ == 0) left.push_back("checkpoint = sqrt");
+  if (micro_batch > 1)
+    left.push_back("accum = " + std::to_string(options_.accum * 2) + " (micro-batch " + std::to_string((micro_batch + 1) / 2) + ")");
+  if (left.empty()) left.push_back("a smaller model or a larger memory budget");
+  for (size_t i = 0; i < left.size(); ++i) os << (i == 0 ? " " : ", ") << left[i];
   os << ".";
   return os.str();
 }
 
-StepResult Trainer::step(const Tensor& images, const Tensor& labels) {
+StepResult Trainer::step(const Tensor& inputs, const Tensor& targets) {
   try {
-    return run_step(images, labels);
+    return run_step(inputs, targets);
   } catch (const OutOfMemoryError& e) {
-    const int64_t micro_batch = (images.size(0) + options_.accum - 1) / options_.accum;
+    const int64_t micro_batch = (inputs.size(0) + options_.accum - 1) / options_.accum;
     const std::string advice = out_of_memory_advice_ ? out_of_memory_advice_(micro_batch) : what_is_left(micro_batch);
     throw OutOfMemoryError(std::string(e.what()) + "\n" + advice, e.requested_bytes());
   }
 }
 
-StepResult Trainer::run_step(const Tensor& images, const Tensor& labels) {
-  EMBER_CHECK(images.defined() && labels.defined() && images.dim() >= 1 && labels.dim() == 1 &&
-                  images.size(0) == labels.size(0),
-              "Trainer::step: images " << images.str() << " and labels " << labels.str()
+StepResult Trainer::run_step(const Tensor& inputs, const Tensor& targets) {
+  EMBER_CHECK(inputs.defined() && targets.defined() && inputs.dim() >= 1 && targets.dim() >= 1 &&
+                  inputs.size(0) == targets.size(0),
+              "Trainer::step: inputs " << inputs.str() << " and targets " << targets.str()
                                        << " must hold the same number of samples along dim 0");
-  const int64_t batch = images.size(0);
-  EMBER_CHECK(batch > 0, "Trainer::step: empty batch " << images.shape());
+  const int64_t batch = inputs.size(0);
+  EMBER_CHECK(batch > 0, "Trainer::step: empty batch " << inputs.shape());
   const int64_t micro_batches = std::min(options_.accum, batch);
+  // Class labels: a model's [B, C] output and [B] i64 targets, whose argmax hits are counted.
+  const bool classifying = targets.dtype() == DType::i64 && targets.dim() == 1;
   StepResult result;
   result.loss_scale = loss_scale();
   BufferRollback rollback(*model_);  // forward updates the running statistics; a failed step puts them back
 
-  if (fp16_optimizer_) fp16_optimizer_->zero_grad();
-  else fp32_optimizer_->zero_grad();
+  optimizer_->zero_grad();
   for (int64_t m = 0, begin = 0; m < micro_batches; ++m) {
     const int64_t count = batch / micro_batches + (m < batch % micro_batches ? 1 : 0);
-    const Tensor x = row_view(images, begin, count), y = row_view(labels, begin, count);
+    const Tensor x = row_view(inputs, begin, count), y = row_view(targets, begin, count);
     begin += count;
-    const Tensor logits = forward(x);
-    Tensor loss = cross_entropy(logits, y);  // f32 also under fp16
-    result.correct += models::count_correct(logits.detach(), y);
+    const Tensor output = forward(x);
+    const Tensor micro_loss_tensor = loss(output, y);  // cross-entropy's is f32 also under fp16
+    EMBER_CHECK(micro_loss_tensor.numel() == 1,
+                "Trainer::step: the loss must be one number (a mean over the samples), got " << micro_loss_tensor.str());
+    if (classifying && output.dim() == 2) result.correct += models::count_correct(output.detach(), y);
     // Each micro-batch's mean loss weighted by its share of the batch: the sum is the batch mean.
     const double weight = static_cast<double>(count) / static_cast<double>(batch);
-    const double micro_loss = loss.item<double>();
+    const double micro_loss = micro_loss_tensor.item<double>();
     // Under fp16 the loss scaler owns this case: the gradients are inf/NaN too and the step is skipped.
-    EMBER_CHECK(fp16_optimizer_ || std::isfinite(micro_loss),
+    EMBER_CHECK(optimizer_->skips_nonfinite_steps() || std::isfinite(micro_loss),
                 "Trainer::step: the loss of step " << steps_ + 1 << " is "
                     << (std::isnan(micro_loss) ? "nan" : micro_loss > 0 ? "inf" : "-inf") << " (micro-batch " << m + 1
                     << " of " << micro_batches << "); training stopped before this step's update, so the weights "
                        "are those after step " << steps_ << ". Lower the learning rate, or find the first op "
-                       "whose output is not finite with anomaly detection (ember train --detect-anomaly)");
+                       "whose output is not finite with anomaly detection (DetectAnomalyGuard)");
     result.loss += micro_loss * weight;
-    Tensor objective = mul(loss, weight);
-    if (fp16_optimizer_) objective = fp16_optimizer_->scale_loss(objective);
-    objective.backward();
-    if (fp16_optimizer_) fp16_optimizer_->unscale_gradients();
+    optimizer_->scale_loss(mul(micro_loss_tensor, weight)).backward();
+    optimizer_->unscale_gradients();
   }
-  if (fp16_optimizer_) result.stepped = fp16_optimizer_->step();
-  else fp32_optimizer_->step();
+  result.stepped = optimizer_->step();
   rollback.keep();
   ++steps_;
   return result;
@@ -156,7 +154,7 @@ TensorMap model_entries(const TensorMap& trainer_state) {
 
 NamedTensors Trainer::state_dict() const {
   NamedTensors state = model_->state_dict();
-  optim::append_part(state, "optimizer.", fp16_optimizer_ ? fp16_optimizer_->state_dict() : fp32_optimizer_->state_dict());
+  optim::append_part(state, "optimizer.", optimizer_->state_dict());
   state.emplace_back("trainer.steps", optim::state_count(steps_));
   return state;
 }
@@ -166,8 +164,7 @@ void Trainer::load_state_dict(const TensorMap& state, const std::string& source)
   const TensorMap optimizer = reader.part("optimizer.");
   const TensorMap trainer = reader.part("trainer.");
   model_->load_state_dict(model_entries(state), source);
-  if (fp16_optimizer_) fp16_optimizer_->load_state_dict(optimizer);
-  else fp32_optimizer_->load_state_dict(optimizer);
+  optimizer_->load_state_dict(optimizer);
   optim::StateDictReader counters(trainer, "Trainer (" + source + ")");
   steps_ = counters.count("steps", 0);
   counters.finish();

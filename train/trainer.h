@@ -1,6 +1,6 @@
 #pragma once
 // train::Trainer: one training step with the memory techniques switched on by
-// options — the C++ user's `fit`, and what `ember train` and `ember bench-train` run.
+// options — what train::fit (train/fit.h), `ember train` and `ember bench-train` run.
 //
 //   ember::train::TrainerOptions o;
 //   o.precision = ember::train::Precision::fp16;               // f16 weights/activations, fp32 masters
@@ -14,13 +14,15 @@
 //   }
 //   ember::Tensor logits = trainer.predict(test_images);              // no graph, model's precision
 //
+//   o.loss = [](const ember::Tensor& y, const ember::Tensor& t) { return ember::mse_loss(y, t); };  // regression
+//
 // A step: zero the gradients; for each micro-batch (the batch split along dim 0),
-// forward (checkpointed when asked), cross-entropy weighted by micro/batch size (so
-// the sum is the full batch's mean loss), scaled by the loss scale under fp16,
-// backward (gradients add up in .grad, or in the fp32 master gradients under fp16);
-// then one optimizer step (skipped under fp16 if any micro-batch had an inf/NaN).
-// Under fp32 a loss that is inf or NaN stops the step before the update with an
-// ember::Error naming the step: the weights stay those of the step before.
+// forward (checkpointed when asked), the loss (cross-entropy unless options.loss says
+// otherwise) weighted by micro/batch size (so the sum is the full batch's mean loss),
+// scaled by the loss scale under fp16, backward (gradients add up in .grad, or in the fp32
+// master gradients under fp16); then one optimizer step (skipped under fp16 if any
+// micro-batch had an inf/NaN). Under fp32 a loss that is inf or NaN stops the step before
+// the update with an ember::Error naming the step: the weights stay those of the step before.
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -32,24 +34,30 @@
 #include "optim/grad_scaler.h"
 #include "optim/optimizer.h"
 #include "train/checkpoint_policy.h"
-#include "train/mixed_precision_optimizer.h"
+#include "train/step_optimizer.h"
 
 namespace ember::train {
 
-enum class Precision { fp32, fp16 };
-Precision parse_precision(const std::string& text, const char* what = "precision");  // "fp32" | "fp16"
-const char* precision_name(Precision precision);
+// The training objective of a model's output for its targets: a mean over the samples (each
+// micro-batch's loss is weighted by its share of the batch, so the sum is the batch's mean).
+using LossFn = std::function<Tensor(const Tensor& output, const Tensor& target)>;
 
 struct TrainerOptions {
   Precision precision = Precision::fp32;
   CheckpointPolicy checkpoint;   // needs an nn::Sequential model (every zoo model is one)
   int64_t accum = 1;             // micro-batches per optimizer step
   optim::GradScalerOptions scaler;  // fp16 only
+  LossFn loss;                   // empty: cross_entropy(output, target), targets i64 class indices
+
+  // Throws an error naming the field (accum = 0, ...). With a batch, also an accum that does
+  // not split it into equal micro-batches: the Trainer takes unequal ones (an epoch's smaller
+  // last batch), but a run planned for one micro-batch size (train/plan/) needs them equal.
+  void check(int64_t batch = 0) const;
 };
 
 struct StepResult {
-  double loss = 0.0;        // mean cross entropy over the whole batch (unscaled)
-  int64_t correct = 0;      // argmax hits over the whole batch
+  double loss = 0.0;        // mean loss over the whole batch (unscaled)
+  int64_t correct = 0;      // argmax hits over the whole batch, when the targets are class labels (0 otherwise)
   bool stepped = true;      // false: fp16 found an inf/NaN gradient and skipped the update
   double loss_scale = 1.0;  // the scale the step used (1 in fp32)
 };
@@ -62,28 +70,30 @@ class Trainer {
   Trainer(std::shared_ptr<nn::Module> model, const OptimizerFactory& make_optimizer,
           const TrainerOptions& options = {});
 
-  // One optimizer step on images [B, ...] f32 and labels [B] i64. Splits into min(accum, B)
-  // micro-batches of near-equal size. An OutOfMemoryError gets a line on which techniques
+  // One optimizer step on inputs [B, ...] (f32; cast to f16 under fp16) and targets [B, ...]
+  // (labels [B] i64 for the default loss). Splits into min(accum, B) micro-batches of near-equal size. An OutOfMemoryError gets a line on which techniques
   // this step already used and which are left (or the advice set below). All or nothing: a
   // step that throws leaves the parameters, the buffers (train/buffer_rollback.h) and the
   // optimizer's state as they were; the gradients it made go at the next step's zero_grad.
-  StepResult step(const Tensor& images, const Tensor& labels);
+  StepResult step(const Tensor& inputs, const Tensor& targets);
   // Replaces that line: `advice(micro_batch)` runs after the failed step's tensors are freed.
   // ember train sets one that quotes the planner's figures (apps/memory_budget.h).
   using OutOfMemoryAdvice = std::function<std::string(int64_t micro_batch)>;
   void set_out_of_memory_advice(OutOfMemoryAdvice advice) { out_of_memory_advice_ = std::move(advice); }
-  // Logits for images, in the model's current mode, without recording a graph.
-  Tensor predict(const Tensor& images);
+  // The model's output for inputs, in its current mode, without recording a graph.
+  Tensor predict(const Tensor& inputs);
+  // options().loss, or cross-entropy: what step() minimises.
+  Tensor loss(const Tensor& output, const Tensor& target) const;
 
   nn::Module& model() { return *model_; }
   // The optimizer whose learning rate a schedule sets (under fp16, the one that steps the masters).
-  optim::Optimizer& optimizer();
+  optim::Optimizer& optimizer() { return optimizer_->inner(); }
   const TrainerOptions& options() const { return options_; }
   int64_t checkpoint_segments() const { return segments_; }  // 0: off
   // Where each segment starts, measured on the first checkpointed step (empty before).
   const std::vector<int64_t>& checkpoint_bounds() const { return segment_bounds_; }
-  double loss_scale() const;
-  int64_t skipped_steps() const;
+  double loss_scale() const { return optimizer_->loss_scale(); }
+  int64_t skipped_steps() const { return optimizer_->skipped_steps(); }
   int64_t steps() const { return steps_; }  // calls to step() that completed
 
   // Everything a resumed run needs: the model's state_dict, "optimizer.<...>" (the optimizer's
@@ -94,8 +104,8 @@ class Trainer {
   void load_state_dict(const TensorMap& state, const std::string& source = "state_dict");
 
  private:
-  Tensor forward(const Tensor& images);  // precision cast + checkpointing
-  StepResult run_step(const Tensor& images, const Tensor& labels);
+  Tensor forward(const Tensor& inputs);  // precision cast + checkpointing
+  StepResult run_step(const Tensor& inputs, const Tensor& targets);
   std::string what_is_left(int64_t micro_batch) const;
 
   std::shared_ptr<nn::Module> model_;
@@ -103,8 +113,7 @@ class Trainer {
   int64_t segments_ = 0;
   std::vector<int64_t> segment_bounds_;       // where each checkpoint segment starts
   std::vector<int64_t> bounds_sample_sizes_;  // the per-sample shape they were measured for
-  std::unique_ptr<optim::Optimizer> fp32_optimizer_;       // fp32
-  std::unique_ptr<MixedPrecisionOptimizer> fp16_optimizer_;  // fp16
+  std::unique_ptr<StepOptimizer> optimizer_;  // fp32: the model's parameters; fp16: their fp32 masters
   OutOfMemoryAdvice out_of_memory_advice_;
   int64_t steps_ = 0;
 };

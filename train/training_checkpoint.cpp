@@ -92,7 +92,7 @@ TrainingCheckpoint read_training_checkpoint(const std::string& path) {
   c.state = data::load_safetensors(path, &c.metadata);
   EMBER_CHECK(is_training_checkpoint(c.metadata),
               "'" << path << "' is not a training checkpoint (its metadata has no format \"" << kTrainingCheckpointFormat
-                  << "\"): it holds weights only, which --load reads");
+                  << "\"): it holds weights only, which load_weights reads");
   const MetadataReader m(c.metadata, path);
   TrainingPosition& p = c.position;
   p.epoch = m.count("next_epoch");

@@ -8,6 +8,8 @@
 #include "apps/progress_bar.h"
 #include "apps/report_table.h"
 #include "apps/bench_train_command.h"
+#include "apps/flag_words.h"
+#include "apps/technique_options.h"
 #include "apps/train_command.h"
 #include "tests/support/op_contract.h"
 
@@ -184,4 +186,23 @@ TEST_CASE("ember bench-train prints a table, or with --json the peaks by categor
   std::ostringstream line;
   bench_train_command(o, line);
   CHECK(nlohmann::json::parse(line.str())["accum"] == 2);
+}
+
+TEST_CASE("technique flags: a bad value fails before training, in the flags' words", "[cli]") {
+  TechniqueOptions t;
+  t.accum = 3;
+  test::expect_error_contains([&] { trainer_options(t, 64); }, {"--accum 3", "does not divide", "--batch 64"});
+  t.accum = 0;
+  test::expect_error_contains([&] { trainer_options(t, 64); }, {"--accum 0", "at least 1"});
+  t = {};
+  t.checkpoint = "0";
+  test::expect_error_contains([&] { trainer_options(t, 64); }, {"--checkpoint", "0 segments", "at least 1"});
+  t.checkpoint = "often";
+  test::expect_error_contains([&] { trainer_options(t, 64); }, {"--checkpoint", "'often'", "none, sqrt"});
+  t = {};
+  t.precision = "fp8";
+  test::expect_error_contains([&] { trainer_options(t, 64); }, {"--precision", "'fp8'", "fp32 or fp16"});
+  CHECK(flag_words("TrainerOptions: accum = 3 does not divide batch = 64") == "--accum 3 does not divide --batch 64");
+  CHECK(flag_words("gradient checkpointing (checkpoint = sqrt), fp16 (precision = fp16)") ==
+        "gradient checkpointing (--checkpoint sqrt), fp16 (--precision fp16)");
 }

@@ -122,9 +122,9 @@ TEST_CASE("out of memory names the request, capacity, usage and remedies", "[cac
     CHECK(m.find("accumulation") != std::string::npos);
     CHECK(m.find("fp16") != std::string::npos);
     // The advice names flags `ember train --help` has (tests/apps/test_cli.cpp checks they parse).
-    CHECK(m.find("--checkpoint sqrt") != std::string::npos);
-    CHECK(m.find("--precision fp16") != std::string::npos);
-    CHECK(m.find("--accum 4") != std::string::npos);
+    CHECK(m.find("checkpoint = sqrt") != std::string::npos);
+    CHECK(m.find("precision = fp16") != std::string::npos);
+    CHECK(m.find("accum = 4") != std::string::npos);
   }
   CHECK(f.cache->stats().ooms == 1);
   // Still consistent and usable.

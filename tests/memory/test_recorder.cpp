@@ -166,7 +166,7 @@ TEST_CASE("a recorded run survives the file --memory-json writes, and a bad file
     expected.insert(expected.end(), fragments.begin(), fragments.end());
     test::expect_error_contains([&] { load_memory_run(bad); }, expected);
   };
-  rejected("{\"traceEvents\": []}", {"--memory-trace"});
+  rejected("{\"traceEvents\": []}", {"Chrome-trace", "save_memory_run"});
   rejected("not json", {"not JSON"});
   rejected(std::string(100, '[') + std::string(100, ']'), {"nests deeper"});
   nlohmann::json edit = good;

@@ -46,7 +46,7 @@ TEST_CASE("GradScaler: a scale that underflows is an error naming the value", "[
       [&] {
         for (int i = 0; i < 1000; ++i) scaler.update(true);
       },
-      {"GradScaler", "underflowed", "consecutive steps with inf/NaN", "--precision fp32"});
+      {"GradScaler", "underflowed", "consecutive steps with inf/NaN", "precision = fp32"});
   expect_error_contains([] { optim::GradScalerOptions o; o.backoff_factor = 1.5; optim::GradScaler s(o); },
                         {"backoff_factor", "1.5"});
 }

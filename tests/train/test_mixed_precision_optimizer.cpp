@@ -45,13 +45,13 @@ TEST_CASE("MixedPrecisionOptimizer keeps fp32 masters as their own memory catego
   CHECK(opt.masters()[0].dtype() == kFloat32);
   CHECK(after - before >= 3 * 4);
   expect_close(opt.masters()[0], w.to(kFloat32), 0.0, "master copy");
-  CHECK(opt.scale() == 65536.0);
+  CHECK(opt.loss_scale() == 65536.0);
 }
 
 TEST_CASE("MixedPrecisionOptimizer: finite gradients step the masters and copy them out", "[mixed_precision]") {
   Tensor w = from_vector<float>({0.5f, -1.25f, 2.0f}, Shape{3}).to(kFloat16).requires_grad_();
   train::MixedPrecisionOptimizer opt({w}, sgd_factory(0.5, 0.0), small_scale());
-  set_scaled_grad(w, {1.0f, 2.0f, -4.0f}, opt.scale());
+  set_scaled_grad(w, {1.0f, 2.0f, -4.0f}, opt.loss_scale());
   opt.unscale_gradients();
   CHECK_FALSE(w.grad().defined());  // the f16 gradient is freed once taken in
   expect_close(opt.masters()[0].grad(), from_vector<float>({1.f, 2.f, -4.f}, Shape{3}), 0.0, "unscaled");
@@ -67,7 +67,7 @@ TEST_CASE("MixedPrecisionOptimizer: gradients of several micro-batches add up in
   train::MixedPrecisionOptimizer opt({w}, sgd_factory(1.0, 0.0));
   // 1e-4 is below f16's normal range once multiplied by nothing; scaled and summed in fp32 it survives.
   for (int micro = 0; micro < 4; ++micro) {
-    set_scaled_grad(w, {1e-4f, -3e-4f}, opt.scale());
+    set_scaled_grad(w, {1e-4f, -3e-4f}, opt.loss_scale());
     opt.unscale_gradients();
   }
   expect_close(opt.masters()[0].grad(), from_vector<float>({4e-4f, -12e-4f}, Shape{2}), 2e-3, "accumulated");
@@ -79,30 +79,30 @@ TEST_CASE("MixedPrecisionOptimizer: an injected inf skips the step, halves the s
   Tensor b = from_vector<float>({3.0f}, Shape{1}).to(kFloat16).requires_grad_();
   train::MixedPrecisionOptimizer opt({w, b}, sgd_factory(0.5, 0.9), small_scale());
   // One finite step first, so the momentum buffers exist and have values to protect.
-  set_scaled_grad(w, {1.0f, 1.0f}, opt.scale());
-  set_scaled_grad(b, {2.0f}, opt.scale());
+  set_scaled_grad(w, {1.0f, 1.0f}, opt.loss_scale());
+  set_scaled_grad(b, {2.0f}, opt.loss_scale());
   opt.unscale_gradients();
   REQUIRE(opt.step());
   auto& sgd = static_cast<optim::SGD&>(opt.inner());
   const Tensor w_before = w.clone(), b_before = b.clone(), master_before = opt.masters()[0].clone(),
                momentum_before = sgd.momentum_buffer(0).clone();
-  const double scale_before = opt.scale();
+  const double scale_before = opt.loss_scale();
 
   // Two micro-batches; only the first has an inf: the whole step is skipped.
-  set_scaled_grad(w, {std::numeric_limits<float>::infinity(), 1.0f}, opt.scale());
-  set_scaled_grad(b, {1.0f}, opt.scale());
+  set_scaled_grad(w, {std::numeric_limits<float>::infinity(), 1.0f}, opt.loss_scale());
+  set_scaled_grad(b, {1.0f}, opt.loss_scale());
   opt.unscale_gradients();
-  set_scaled_grad(w, {1.0f, 1.0f}, opt.scale());
+  set_scaled_grad(w, {1.0f, 1.0f}, opt.loss_scale());
   opt.unscale_gradients();
   CHECK(opt.found_inf());
   CHECK_FALSE(opt.step());
-  CHECK(opt.scale() == scale_before / 2);
+  CHECK(opt.loss_scale() == scale_before / 2);
   expect_close(w, w_before, 0.0, "w untouched");
   expect_close(b, b_before, 0.0, "b untouched");
   expect_close(opt.masters()[0], master_before, 0.0, "master untouched");
   expect_close(sgd.momentum_buffer(0), momentum_before, 0.0, "momentum untouched");
   CHECK_FALSE(opt.found_inf());  // the flag is cleared for the next step
-  set_scaled_grad(w, {1.0f, 1.0f}, opt.scale());
+  set_scaled_grad(w, {1.0f, 1.0f}, opt.loss_scale());
   opt.unscale_gradients();
   CHECK(opt.step());
 }

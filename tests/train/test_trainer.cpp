@@ -5,7 +5,6 @@
 #include <string>
 #include <vector>
 
-#include "apps/technique_options.h"
 #include "core/generator.h"
 #include "kernels/factories.h"
 #include "memory/memory.h"
@@ -153,25 +152,23 @@ TEST_CASE("Trainer: checkpointing gives the same step as without", "[trainer]") 
   for (size_t i = 0; i < grads[0].size(); ++i) expect_close(grads[1][i], grads[0][i], 0.0, "checkpointed");
 }
 
-TEST_CASE("Technique flags: bad values fail before training, naming the value and what is allowed", "[trainer]") {
-  apps::TechniqueOptions t;
+TEST_CASE("TrainerOptions: bad values fail before training, naming the field, the value and what is allowed", "[trainer]") {
+  train::TrainerOptions t;
   t.accum = 3;
-  expect_error_contains([&] { apps::trainer_options(t, 64); }, {"--accum 3", "does not divide", "--batch 64"});
+  expect_error_contains([&] { t.check(64); }, {"accum = 3", "does not divide", "batch = 64"});
+  t.check(63);  // 3 micro-batches of 21
   t.accum = 0;
-  expect_error_contains([&] { apps::trainer_options(t, 64); }, {"--accum", "positive", "0"});
+  expect_error_contains([&] { t.check(); }, {"accum = 0", "at least 1"});
+  auto mlp = models::make_model("mlp", Shape{1, 28, 28}, 10);
+  expect_error_contains([&] { train::Trainer trainer(mlp, frozen_sgd(), t); }, {"accum = 0"});
   t = {};
-  t.checkpoint = "0";
-  expect_error_contains([&] { apps::trainer_options(t, 64); }, {"--checkpoint", "0 segments", "at least 1"});
-  t.checkpoint = "often";
-  expect_error_contains([&] { apps::trainer_options(t, 64); }, {"--checkpoint", "'often'", "none, sqrt"});
+  t.checkpoint = train::CheckpointPolicy::fixed(0);
+  expect_error_contains([&] { t.check(); }, {"checkpoint", "0 segments", "at least 1"});
+  expect_error_contains([&] { train::CheckpointPolicy::parse("often"); }, {"checkpoint", "'often'", "none, sqrt"});
   // A segment count is plain digits (std::stoll used to skip spaces and take a sign).
-  for (const char* text : {" 3", "+3", "3 ", "0x3", "3e0", "99999999999999999999", ""}) {
-    t.checkpoint = text;
-    expect_error_contains([&] { apps::trainer_options(t, 64); }, {"--checkpoint", std::string("'") + text + "'", "none, sqrt"});
-  }
-  t = {};
-  t.precision = "fp8";
-  expect_error_contains([&] { apps::trainer_options(t, 64); }, {"--precision", "'fp8'", "fp32 or fp16"});
+  for (const char* text : {" 3", "+3", "3 ", "0x3", "3e0", "99999999999999999999", ""})
+    expect_error_contains([&] { train::CheckpointPolicy::parse(text); }, {"checkpoint", std::string("'") + text + "'", "none, sqrt"});
+  expect_error_contains([&] { train::parse_precision("fp8"); }, {"precision", "'fp8'", "fp32 or fp16"});
   train::TrainerOptions o;
   o.checkpoint = train::CheckpointPolicy::fixed(99);
   auto lenet = models::make_model("lenet5", Shape{1, 28, 28}, 10);
@@ -193,8 +190,8 @@ TEST_CASE("Trainer: an out-of-memory step says which techniques it used and whic
     const std::string message = e.what();
     INFO(message);
     CHECK(message.find("out of memory on cpu") != std::string::npos);
-    CHECK(message.find("This step ran with --precision fp32 --checkpoint none --accum 1 (micro-batch 64); still to "
-                       "try: --precision fp16 --checkpoint sqrt --accum 2 (micro-batch 32).") != std::string::npos);
+    CHECK(message.find("This step ran with precision = fp32, checkpoint = none, accum = 1 (micro-batch 64); still to "
+                       "try: precision = fp16, checkpoint = sqrt, accum = 2 (micro-batch 32).") != std::string::npos);
   }
   set_cpu_memory_limit(0);
 }

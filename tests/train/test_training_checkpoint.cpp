@@ -102,7 +102,7 @@ TEST_CASE("training checkpoint: a weights file or a bad field is named", "[train
   auto trainer = make_trainer("mlp", "sgd", train::Precision::fp32, 1);
   train::save_weights(dir.file("w.safetensors"), trainer->model());
   expect_error_contains([&] { (void)train::read_training_checkpoint(dir.file("w.safetensors")); },
-                        {"w.safetensors", "not a training checkpoint", "--load"});
+                        {"w.safetensors", "not a training checkpoint", "load_weights"});
 
   const std::string path = dir.file("run.ckpt");
   train::save_training_checkpoint(path, *trainer, {});
@@ -133,7 +133,7 @@ TEST_CASE("Trainer: a NaN loss under fp32 stops before the update, naming the st
   Tensor poisoned = good.images.clone();
   poisoned.fill_(std::numeric_limits<float>::quiet_NaN());
   expect_error_contains([&] { trainer->step(poisoned, good.labels); },
-                        {"loss of step 2 is nan", "weights are those after step 1", "--detect-anomaly"});
+                        {"loss of step 2 is nan", "weights are those after step 1", "DetectAnomalyGuard"});
   const std::vector<Tensor> after = trainer->model().parameters();
   for (size_t i = 0; i < after.size(); ++i) test::expect_close(after[i], before[i], 0.0, "weights after a NaN loss");
   CHECK(trainer->steps() == 1);

@@ -19,7 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/memory_session.h"
-#include "apps/technique_options.h"
+#include "apps/run_flags.h"
 
 namespace CLI {
 class App;
@@ -28,17 +28,10 @@ class App;
 namespace ember::apps {
 
 struct BenchTrainOptions {
-  std::string model = "lenet5";
-  int64_t batch = 64;
-  int threads = 1;
+  RunFlags run;                   // --model --batch --threads --optimizer --device, techniques, --memory-budget, --json
   int steps = 100;
   int warmup = 10;
-  std::string optimizer = "sgd";  // sgd (momentum 0.9) | adam | adamw
-  std::string device = "cpu";     // cuda: the same benchmark on the GPU (bench/peers/pytorch_train.py is its peer)
-  TechniqueOptions technique;     // --precision, --checkpoint, --accum
-  std::string memory_budget;      // --memory-budget: choose the techniques (apps/memory_budget.h)
   MemoryOptions memory;           // --memory-report, --memory-trace, --memory-limit, --memory-steps
-  bool json = false;              // one JSON line instead of the table
 };
 
 CLI::App* add_bench_train_command(CLI::App& app, BenchTrainOptions& options);

@@ -9,10 +9,10 @@
 
 #include "apps/cli_checks.h"
 #include "apps/thread_count.h"
-#include "apps/train_command.h"
 #include "apps/train_setup.h"
 #include "core/cuda_runtime.h"
 #include "models/zoo.h"
+#include "train/evaluate.h"
 #include "train/weights_file.h"
 
 namespace ember::apps {
@@ -41,7 +41,7 @@ int eval_command(const EvalOptions& o, std::ostream& out) {
   train::load_weights(o.load, *model);
   model->to(device);
   data::DataLoader loader(d.test, loader_options(d, kEvalBatch, false, 0, device));
-  const Evaluation e = evaluate_model(*model, loader);
+  const train::Evaluation e = train::evaluate(*model, loader);
   if (o.json) {
     out << nlohmann::ordered_json{{"command", "eval"}, {"model", o.model}, {"data", o.data},
                                   {"samples", d.test.size()}, {"accuracy", e.accuracy}, {"loss", e.loss}}

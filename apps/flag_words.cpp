@@ -7,11 +7,15 @@
 namespace ember::apps {
 
 std::string flag_words(const std::string& message) {
-  // The fields of train::TrainerOptions and the run that have a flag of the same name.
-  static const std::regex field(R"(\b(precision|checkpoint|accum|batch) = )");
+  // The fields of train::TrainerOptions, and the options ember train records in a checkpoint
+  // (apps/train_resume.h), that have a flag of the same name.
+  static const std::regex field(
+      R"(\b(precision|checkpoint|accum|batch|model|data|optimizer|lr|weight-decay|schedule|epochs|seed|momentum|)"
+      R"(nesterov|samples-per-class|classes|noise) = )");
   // Library names for what a flag does.
   static const std::vector<std::pair<std::string, std::string>> names = {
       {"TrainerOptions: ", ""},
+      {"resume '", "--resume '"},
       {"anomaly detection (DetectAnomalyGuard)", "anomaly detection (--detect-anomaly)"},
       {"which load_weights reads", "which --load reads"},
       {"save_memory_run", "--memory-json"},

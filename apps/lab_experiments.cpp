@@ -10,8 +10,7 @@
 #include <sstream>
 #include <vector>
 
-#include "apps/bench_workload.h"
-#include "apps/step_planner.h"
+#include "apps/zoo_workload.h"
 #include "apps/svg_chart.h"
 #include "apps/train_command.h"
 #include "apps/train_setup.h"
@@ -23,7 +22,10 @@
 #include "memory/recorder.h"
 #include "memory/timeline_svg.h"
 #include "models/sequential.h"
+#include "models/recipe.h"
 #include "models/zoo.h"
+#include "optim/make_optimizer.h"
+#include "train/plan/step_plan.h"
 #include "train/trainer.h"
 
 namespace ember::apps {
@@ -78,9 +80,9 @@ struct StepMeasure {
   double ms = 0.0;
 };
 
-StepMeasure measure_step(const WorkloadSpec& spec, int timed = 1) {
+StepMeasure measure_step(const train::Workload& spec, int timed = 1) {
   empty_cache(spec.device);
-  BenchWorkload w = make_bench_workload(spec);
+  train::BuiltWorkload w = train::build_workload(spec);
   w.step(0);
   reset_peak_stats(spec.device);
   std::vector<double> times;
@@ -101,12 +103,12 @@ StepMeasure measure_step(const WorkloadSpec& spec, int timed = 1) {
 int64_t activation(const StepMeasure& m) { return m.by_category[static_cast<size_t>(MemoryCategory::activation)]; }
 
 // Does a real step at this batch run under a CPU limit of `budget` bytes?
-bool runs_under(WorkloadSpec spec, size_t budget) {
+bool runs_under(const train::Workload& spec, size_t budget) {
   empty_cache(kCPU);
   set_cpu_memory_limit(budget);
   bool ok = true;
   try {
-    BenchWorkload w = make_bench_workload(spec);
+    train::BuiltWorkload w = train::build_workload(spec);
     w.step(0);
     w.step(1);
   } catch (const OutOfMemoryError&) {
@@ -124,7 +126,7 @@ std::string lab_batch_size(const LabSetup& setup) {
   std::vector<double> xs, act, total;
   std::vector<std::vector<std::string>> rows;
   for (int64_t b : batches) {
-    const StepMeasure m = measure_step({"convnet", b, "sgd", {}, kCPU});
+    const StepMeasure m = measure_step(zoo_workload("convnet", b, "sgd"));
     xs.push_back(static_cast<double>(b));
     act.push_back(mib(activation(m)));
     total.push_back(mib(m.peak));
@@ -139,11 +141,11 @@ std::string lab_batch_size(const LabSetup& setup) {
   while (lo < hi) {
     const int64_t mid = (lo + hi + 1) / 2;
     // The threads the real steps below run with (the convolution's scratch is per thread).
-    if (predict_step({"convnet", mid, "sgd", {}, kCPU}, omp_get_max_threads(), budget_bytes).fits) lo = mid;
+    if (train::plan_step(zoo_workload("convnet", mid, "sgd"), omp_get_max_threads(), budget_bytes).fits) lo = mid;
     else hi = mid - 1;
   }
-  const bool fits = runs_under({"convnet", lo, "sgd", {}, kCPU}, budget_bytes);
-  const bool next_fits = runs_under({"convnet", lo + 1, "sgd", {}, kCPU}, budget_bytes);
+  const bool fits = runs_under(zoo_workload("convnet", lo, "sgd"), budget_bytes);
+  const bool next_fits = runs_under(zoo_workload("convnet", lo + 1, "sgd"), budget_bytes);
 
   LineChart chart;
   chart.title = "ConvNet: peak bytes of a training step against batch";
@@ -186,14 +188,14 @@ std::string lab_accumulation(const LabSetup& setup) {
   std::vector<double> micro, peaks;
   for (int64_t accum : {1, 2, 4, 8, 16}) {
     TrainOptions o;
-    o.model = "lenet5";
+    o.run.model = "lenet5";
     o.data_dir = setup.data_dir;
     o.epochs = 1;
-    o.batch = kBatch;
-    o.threads = setup.threads;
-    o.json = true;
+    o.run.batch = kBatch;
+    o.run.threads = setup.threads;
+    o.run.json = true;
     o.progress = false;
-    o.technique.accum = accum;
+    o.run.technique.accum = accum;
     empty_cache(kCPU);
     std::ostringstream ignored;
     const TrainSummary s = run_train(o, ignored);
@@ -239,7 +241,9 @@ std::string lab_checkpointing(const LabSetup& setup) {
   chart.y_label = "activation peak MiB";
   for (const auto& [label, checkpoint] : std::vector<std::pair<std::string, std::string>>{
            {"none", "none"}, {"every block (" + every_block + " segments)", every_block}, {"sqrt", "sqrt"}}) {
-    const StepMeasure m = measure_step({"resnet20", kBatch, "sgd", {"fp32", checkpoint, 1}, kCPU}, 3);
+    train::TrainerOptions t;
+    t.checkpoint = train::CheckpointPolicy::parse(checkpoint);
+    const StepMeasure m = measure_step(zoo_workload("resnet20", kBatch, "sgd", t), 3);
     rows.push_back({label, fixed(mib(activation(m))), fixed(mib(m.peak)), fixed(m.ms, 1)});
     ChartSeries s;
     s.name = label, s.x = {m.ms}, s.y = {mib(activation(m))};
@@ -258,8 +262,10 @@ std::string lab_checkpointing(const LabSetup& setup) {
 std::string lab_mixed_precision(const LabSetup& setup) {
   (void)setup;
   constexpr int64_t kBatch = 128;
-  const StepMeasure f32 = measure_step({"convnet", kBatch, "sgd", {"fp32", "none", 1}, kCPU}, 3);
-  const StepMeasure f16 = measure_step({"convnet", kBatch, "sgd", {"fp16", "none", 1}, kCPU}, 3);
+  train::TrainerOptions fp16;
+  fp16.precision = train::Precision::fp16;
+  const StepMeasure f32 = measure_step(zoo_workload("convnet", kBatch, "sgd"), 3);
+  const StepMeasure f16 = measure_step(zoo_workload("convnet", kBatch, "sgd", fp16), 3);
   BarChart chart;
   chart.title = "ConvNet, batch 128: each category's peak, fp32 and fp16";
   chart.y_label = "MiB";
@@ -304,7 +310,7 @@ std::string lab_releasing_memory(const LabSetup& setup) {
   empty_cache(kCPU);
   stage("start (empty cache)");
   {
-    auto w = std::make_unique<BenchWorkload>(make_bench_workload({"convnet", 128, "sgd", {}, kCPU}));
+    auto w = std::make_unique<train::BuiltWorkload>(train::build_workload(zoo_workload("convnet", 128, "sgd")));
     w->step(0);
     w->step(1);
     stage("after two training steps: weights, gradients, momentum and data pool alive; activations freed");
@@ -336,7 +342,8 @@ std::string lab_data_loading(const LabSetup& setup) {
   constexpr int64_t kBatch = 64;
   constexpr int kSteps = 150, kRepeats = 3, kRecorded = 3;
   const TrainData data = load_train_data("fashion-mnist", setup.data_dir, {});
-  const Recipe recipe = default_recipe("lenet5");
+  const models::Recipe recipe = models::default_recipe("lenet5");
+  optim::OptimizerSpec sgd{"sgd", recipe.lr, recipe.momentum, recipe.nesterov, 0.0};
   // [augmented][prefetch]: per-step and waiting times of each run; the augmented runs' timelines.
   std::vector<double> step_ms[2][2], wait_ms[2][2];
   std::vector<MemoryRecorder::Sample> recorded[2];
@@ -347,7 +354,7 @@ std::string lab_data_loading(const LabSetup& setup) {
         manual_seed(0);
         auto model = models::make_model("lenet5", sample_shape(data.train), data.train.num_classes);
         train::Trainer trainer(model, [&](std::vector<Tensor> params) {
-          return make_optimizer("sgd", std::move(params), recipe.lr, recipe.momentum, recipe.nesterov, 0.0);
+          return optim::make_optimizer(sgd, std::move(params));
         });
         data::DataLoaderOptions options = loader_options(data, kBatch, true, 0, kCPU);
         options.prefetch(prefetch == 1);

@@ -8,10 +8,9 @@
 
 #include "apps/cli_checks.h"
 #include "apps/memory_budget.h"
-#include "apps/step_planner.h"
+#include "apps/zoo_workload.h"
 #include "memory/byte_size.h"
 #include "memory/stats.h"
-#include "models/zoo.h"
 #include "train/trainer.h"
 
 namespace ember::apps {
@@ -19,35 +18,19 @@ namespace ember::apps {
 CLI::App* add_plan_command(CLI::App& app, PlanOptions& o) {
   CLI::App* cmd = app.add_subcommand(
       "plan", "Predict a training step's peak memory by category, before running it (the bench-train workload)");
-  cmd->add_option("--model", o.model, "Any zoo model")->check(one_of(models::model_names()))->capture_default_str();
-  cmd->add_option("--batch", o.batch, "Batch size (the effective batch under --accum)")
-      ->check(positive_integer())
-      ->capture_default_str();
-  // Not thread_count(): a plan runs no step here, and may be for a machine with more cores.
-  cmd->add_option("--threads", o.threads, "CPU threads the step would run with")
-      ->check(positive_integer())
-      ->capture_default_str();
-  cmd->add_option("--optimizer", o.optimizer, "sgd (momentum 0.9) | adam | adamw")
-      ->check(one_of({"sgd", "adam", "adamw"}))
-      ->capture_default_str();
-  cmd->add_option("--device", o.device, "cpu | cuda | cuda:N (no GPU needed to plan for one)")->capture_default_str();
-  add_technique_options(cmd, o.technique);
-  cmd->add_option("--memory-budget", o.memory_budget,
-                  "Choose --precision, --checkpoint and --accum so the step fits this many bytes (e.g. 64MiB), "
-                  "at the least modelled slowdown");
-  cmd->add_flag("--json", o.json, "Print one JSON line instead of the table");
+  add_run_flags(cmd, o.run, RunFlagUse::plan);
   return cmd;
 }
 
 namespace {
 
 // The candidates --memory-budget simulated, and what each came to.
-void print_budget_fit(const BudgetFit& fit, int64_t batch, std::ostream& out) {
+void print_budget_fit(const train::BudgetFit& fit, int64_t batch, std::ostream& out) {
   out << "ember plan --memory-budget " << format_bytes(static_cast<int64_t>(fit.budget)) << ": tried, cheapest first\n"
       << "  slowdown  settings                                          peak (reserved)\n";
-  for (const BudgetCandidate& c : fit.candidates) {
+  for (const train::BudgetCandidate& c : fit.candidates) {
     if (!c.tried) break;
-    std::string settings = describe(c.technique, batch);
+    std::string settings = describe(c.trainer, batch);
     settings.resize(48, ' ');
     out << "  " << std::fixed << std::setprecision(2) << c.slowdown << "x     " << settings << "  "
         << (c.prediction.fits ? format_bytes(c.prediction.peak_bytes) + " (" +
@@ -60,17 +43,14 @@ void print_budget_fit(const BudgetFit& fit, int64_t batch, std::ostream& out) {
 
 }  // namespace
 
-nlohmann::ordered_json plan_command(const PlanOptions& o, std::ostream& out) {
+nlohmann::ordered_json plan_command(const PlanOptions& options, std::ostream& out) {
+  const RunFlags& o = options.run;
   const Device device(o.device);
-  WorkloadSpec spec{o.model, o.batch, o.optimizer, o.technique, device};
-  std::optional<BudgetFit> fit;
-  if (!o.memory_budget.empty()) {
-    fit = fit_budget_flag(o.memory_budget, spec, o.threads);
-    spec.technique = fit->chosen->technique;
-    if (!o.json) print_budget_fit(*fit, o.batch, out);
-  }
-  const train::TrainerOptions trainer_opts = trainer_options(spec.technique, o.batch);
-  const StepPrediction p = fit ? fit->chosen->prediction : predict_step(spec, o.threads);
+  train::Workload spec = zoo_workload(o.model, o.batch, o.optimizer, checked_techniques(o), device);
+  const std::optional<train::BudgetFit> fit = fit_run_budget(o, spec, o.threads);
+  if (fit && !o.json) print_budget_fit(*fit, o.batch, out);
+  const train::TrainerOptions& trainer_opts = spec.trainer;
+  const train::StepPrediction p = fit ? fit->chosen->prediction : train::plan_step(spec, o.threads);
   nlohmann::ordered_json by_category, at_peak;
   for (int c = 0; c < kNumMemoryCategories; ++c) {
     const char* name = category_name(static_cast<MemoryCategory>(c));
@@ -97,7 +77,7 @@ nlohmann::ordered_json plan_command(const PlanOptions& o, std::ostream& out) {
     result["memory_budget_bytes"] = fit->budget;
     result["modelled_slowdown"] = fit->chosen->slowdown;
     result["candidates_simulated"] = std::count_if(fit->candidates.begin(), fit->candidates.end(),
-                                                   [](const BudgetCandidate& c) { return c.tried; });
+                                                   [](const train::BudgetCandidate& c) { return c.tried; });
   }
   if (o.json) {
     out << result.dump() << "\n";

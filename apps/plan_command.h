@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "apps/technique_options.h"
+#include "apps/run_flags.h"
 
 namespace CLI {
 class App;
@@ -21,14 +21,7 @@ class App;
 namespace ember::apps {
 
 struct PlanOptions {
-  std::string model = "lenet5";
-  int64_t batch = 64;
-  int threads = 1;
-  std::string optimizer = "sgd";
-  std::string device = "cpu";
-  TechniqueOptions technique;
-  std::string memory_budget;  // --memory-budget: choose the techniques that fit (apps/memory_budget.h)
-  bool json = false;
+  RunFlags run;  // --model --batch --threads --optimizer --device, techniques, --memory-budget, --json
 };
 
 CLI::App* add_plan_command(CLI::App& app, PlanOptions& options);

@@ -1,40 +1,32 @@
 #include "apps/train_command.h"
 
 #include <algorithm>
-
-#include <omp.h>
-
-#include <CLI/CLI.hpp>
 #include <chrono>
 #include <iomanip>
 #include <iostream>
 #include <optional>
-#include <sstream>
 #include <vector>
 
+#include <omp.h>
+
+#include <CLI/CLI.hpp>
+
 #include "apps/cli_checks.h"
+#include "apps/epoch_report.h"
 #include "apps/memory_budget.h"
 #include "apps/output_path.h"
-#include "apps/progress_bar.h"
-#include "apps/report_table.h"
-#include "apps/thread_count.h"
 #include "apps/train_resume.h"
 #include "apps/train_setup.h"
 #include "autograd/anomaly_mode.h"
-#include "autograd/grad_mode.h"
-#include "autograd/ops.h"
 #include "core/cuda_runtime.h"
 #include "core/generator.h"
 #include "data/data_loader.h"
-#include "data/synthetic.h"
-#include "memory/byte_size.h"
 #include "memory/memory.h"
-#include "models/metrics.h"
+#include "models/recipe.h"
 #include "models/zoo.h"
 #include "optim/lr_schedule.h"
-#include "optim/sgd.h"
-#include "optim/optimizer.h"
-#include "train/training_checkpoint.h"
+#include "optim/make_optimizer.h"
+#include "train/fit.h"
 #include "train/weights_file.h"
 
 namespace ember::apps {
@@ -43,7 +35,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr int64_t kEvalBatch = 1024;  // the most the accuracy pass takes at once
-constexpr double kBytesPerMiB = 1024.0 * 1024.0;
 
 Device choose_device(const std::string& spec) {
   if (spec.empty()) return cuda::is_available() ? kCUDA : kCPU;
@@ -52,46 +43,152 @@ Device choose_device(const std::string& spec) {
   return device;
 }
 
-// Peak bytes of each memory category this epoch, in MiB, as JSON.
-nlohmann::ordered_json peak_by_category(Device device) {
-  const MemoryStats stats = memory_stats(device);
-  nlohmann::ordered_json j;
-  for (int c = 0; c < kNumMemoryCategories; ++c)
-    j[category_name(static_cast<MemoryCategory>(c))] = static_cast<double>(stats.by_category[c].peak) / kBytesPerMiB;
+// What can be checked before anything loads: flags that contradict each other, output paths.
+void check_run_options(const TrainOptions& o) {
+  EMBER_CHECK(o.resume.empty() || o.load.empty(),
+              "ember train: --resume continues a saved run (its weights included) and --load starts a new run from "
+              "weights; give one of them");
+  EMBER_CHECK(o.save_every == 0 || !o.save.empty(),
+              "ember train: --save-every " << o.save_every << " needs --save FILE to say where the checkpoint goes");
+  check_writable(o.save, "--save");  // the memory outputs: MemorySession's constructor
+}
+
+data::SyntheticOptions synthetic_options(const TrainOptions& o) {
+  data::SyntheticOptions s;
+  s.samples_per_class = o.samples_per_class;
+  s.classes = o.classes;
+  s.noise = o.noise;
+  s.seed = o.seed;
+  return s;
+}
+
+// The step this run will make, as train::Workload: the model and optimizer of the run, the data
+// sets' tensors allocated first (on the CPU they live under the same limit), and the batches
+// the training loader holds at once (its prefetched ones and the one in use).
+train::Workload training_workload(const TrainOptions& o, const TrainData& data, Device device,
+                                  const train::TrainerOptions& techniques) {
+  train::Workload w;
+  w.sample = sample_shape(data.train);
+  w.classes = data.train.num_classes;
+  w.model = [name = o.run.model, sample = w.sample, classes = w.classes] { return models::make_model(name, sample, classes); };
+  optim::OptimizerSpec spec{o.run.optimizer, o.lr, o.momentum, o.nesterov, o.weight_decay};
+  w.optimizer = [spec](std::vector<Tensor> params) { return optim::make_optimizer(spec, std::move(params)); };
+  w.trainer = techniques;
+  w.batch = o.run.batch;
+  w.device = device;
+  w.data_batches = static_cast<int>(loader_options(data, o.run.batch, true, o.seed, device).prefetch_batches()) + 1;
+  if (device.is_cpu()) {
+    std::vector<const void*> seen;  // synthetic data's test set is its training set
+    for (const data::Dataset* d : {&data.train, &data.test})
+      for (const Tensor* t : {&d->images, &d->labels}) {
+        if (std::find(seen.begin(), seen.end(), t->data_ptr()) != seen.end()) continue;
+        seen.push_back(t->data_ptr());
+        w.resident_bytes.push_back(static_cast<int64_t>(t->nbytes()));
+      }
+  }
+  return w;
+}
+
+train::FitOptions fit_options(const TrainOptions& o, const train::TrainerOptions& techniques, int64_t batches_per_epoch) {
+  train::FitOptions f;
+  f.epochs = o.epochs;
+  f.schedule = optim::make_schedule(o.schedule, o.lr, batches_per_epoch * o.epochs);  // effective steps
+  f.save = o.save;
+  f.save_every = o.save_every;
+  f.resume = o.resume;
+  f.identity = run_identity(o, techniques);
+  return f;
+}
+
+void print_banner(const TrainOptions& o, const nn::Module& model, const data::Dataset& dataset, Device device,
+                  const train::Trainer& trainer, const std::optional<train::BudgetFit>& budget_fit, std::ostream& out) {
+  const bool sgd = o.run.optimizer == "sgd";
+  out << "ember train: " << model.name() << " (" << model.num_parameters() << " parameters) on " << o.data << " ("
+      << dataset.size() << " samples, " << dataset.num_classes << " classes), " << device.str() << ", "
+      << o.run.optimizer << " lr " << o.lr << (sgd ? " momentum " : "");
+  if (sgd) out << o.momentum;
+  out << (sgd && o.nesterov ? " nesterov" : "") << " wd " << o.weight_decay << " (" << o.schedule << "), batch "
+      << o.run.batch << ", " << o.epochs << " epochs, " << describe(trainer, o.run.batch) << "\n"
+      << (budget_fit ? chosen_line(*budget_fit, o.run.batch) + " (the data set included)\n" : std::string());
+}
+
+// What the memory run file (--memory-json) records about the run.
+nlohmann::ordered_json memory_run_facts(const TrainOptions& o, Device device, const train::Trainer& trainer,
+                                        const train::FitResult& r) {
+  const train::TrainerOptions& t = trainer.options();
+  const int64_t steps = r.steps - r.first_step;
+  return {{"command", "train"}, {"model", o.run.model}, {"batch", o.run.batch}, {"optimizer", o.run.optimizer},
+          {"precision", train::precision_name(t.precision)}, {"checkpoint", t.checkpoint.str()},
+          {"accum", t.accum}, {"device", device.str()},
+          {"ms_per_step", steps > 0 ? r.train_seconds * 1000.0 / static_cast<double>(steps) : 0.0},
+          {"images_per_s", r.train_seconds > 0 ? static_cast<double>(r.trained_samples) / r.train_seconds : 0.0}};
+}
+
+// What --json prints.
+nlohmann::ordered_json train_report(const TrainOptions& o, const nn::Module& model, const TrainData& data, Device device,
+                                    const train::Trainer& trainer, const train::FitResult& r, const EpochReport& epochs,
+                                    const std::optional<train::BudgetFit>& budget_fit, const TrainSummary& summary) {
+  const train::TrainerOptions& t = trainer.options();
+  int64_t peak_bytes = 0, peak_reserved_bytes = 0;  // over all epochs
+  for (const train::EpochResult& e : r.epochs) {
+    peak_bytes = std::max(peak_bytes, e.memory.allocated_bytes.peak);
+    peak_reserved_bytes = std::max(peak_reserved_bytes, e.memory.reserved_bytes.peak);
+  }
+  nlohmann::ordered_json j = {{"command", "train"},
+                              {"model", o.run.model},
+                              {"parameters", model.num_parameters()},
+                              {"data", o.data},
+                              {"samples", data.train.size()},
+                              {"classes", data.train.num_classes},
+                              {"device", device.str()},
+                              {"optimizer", {{"name", o.run.optimizer}, {"lr", o.lr}, {"momentum", o.momentum},
+                                             {"nesterov", o.nesterov}, {"weight_decay", o.weight_decay},
+                                             {"schedule", o.schedule}}},
+                              {"batch", o.run.batch},
+                              {"precision", train::precision_name(t.precision)},
+                              {"checkpoint", t.checkpoint.str()},
+                              {"checkpoint_segments", trainer.checkpoint_segments()},
+                              {"accum", t.accum},
+                              {"loss_scale", trainer.loss_scale()},
+                              {"skipped_steps", trainer.skipped_steps()},
+                              {"seed", o.seed},
+                              {"resumed_at_step", r.first_step},
+                              {"epochs", epochs.rows()},
+                              {"peak_mib_by_category", epochs.peaks()},
+                              {"peak_bytes", peak_bytes},
+                              {"peak_reserved_bytes", peak_reserved_bytes},
+                              {"final_accuracy", summary.final_accuracy},
+                              {"final_loss", summary.final_loss},
+                              {"seconds", summary.seconds}};
+  if (budget_fit) {
+    const train::BudgetCandidate& chosen = *budget_fit->chosen;
+    j["memory_budget"] = {{"bytes", budget_fit->budget},
+                          {"predicted_peak_bytes", chosen.prediction.peak_bytes},
+                          {"predicted_peak_reserved_bytes", chosen.prediction.peak_reserved_bytes},
+                          {"modelled_slowdown", chosen.slowdown}};
+  }
   return j;
 }
 
 }  // namespace
 
-Evaluation evaluate_model(nn::Module& model, data::DataLoader& loader) {
-  NoGradGuard no_grad;
-  model.eval();
-  int64_t correct = 0, seen = 0;
-  double loss_sum = 0.0;
-  const std::vector<Tensor> params = model.parameters();
-  const DType compute = params.empty() ? DType::f32 : params.front().dtype();
-  for (data::Batch& batch : loader) {
-    const Tensor logits = model.forward(batch.images.dtype() == compute ? batch.images : to_dtype(batch.images, compute));
-    correct += models::count_correct(logits, batch.labels);
-    loss_sum += static_cast<double>(cross_entropy(logits, batch.labels).item<float>()) * static_cast<double>(batch.size());
-    seen += batch.size();
-  }
-  model.train();
-  Evaluation e;
-  if (seen > 0) {
-    e.accuracy = static_cast<double>(correct) / static_cast<double>(seen);
-    e.loss = loss_sum / static_cast<double>(seen);
-  }
-  return e;
+RunFlags TrainOptions::unset_run_flags() {
+  RunFlags f;
+  f.model = "convnet";
+  f.batch = 0;
+  f.threads = 0;
+  f.optimizer.clear();
+  f.device.clear();
+  return f;
 }
 
 TrainOptions with_recipe(TrainOptions o) {
-  const Recipe r = default_recipe(o.model);
+  const models::Recipe r = models::default_recipe(o.run.model);
   if (o.epochs <= 0) o.epochs = r.epochs;
-  if (o.batch <= 0) o.batch = r.batch;
+  if (o.run.batch <= 0) o.run.batch = r.batch;
   if (o.lr < 0) o.lr = r.lr;
   if (o.weight_decay < 0) o.weight_decay = r.weight_decay;
-  if (o.optimizer.empty()) o.optimizer = r.optimizer;
+  if (o.run.optimizer.empty()) o.run.optimizer = r.optimizer;
   if (o.schedule.empty()) o.schedule = r.schedule;
   o.nesterov = o.nesterov && r.nesterov;
   return o;
@@ -99,15 +196,11 @@ TrainOptions with_recipe(TrainOptions o) {
 
 CLI::App* add_train_command(CLI::App& app, TrainOptions& o) {
   CLI::App* cmd = app.add_subcommand("train", "Train a model and report loss and accuracy per epoch");
-  cmd->add_option("--model", o.model, "Model from the zoo")
-      ->check(one_of(models::model_names()))
-      ->capture_default_str();
+  add_run_flags(cmd, o.run, RunFlagUse::train);
   cmd->add_option("--data", o.data, "Dataset: fashion-mnist | spirals | blobs (synthetic, generated from --seed)")
       ->check(one_of(data_names()))
       ->capture_default_str();
   cmd->add_option("--data-dir", o.data_dir, "Fashion-MNIST folder (default /usr/share/datasets/fashion-mnist)");
-  cmd->add_option("--optimizer", o.optimizer, "sgd | adam | adamw (default: the model's recipe)")
-      ->check(one_of({"sgd", "adam", "adamw"}));
   cmd->add_flag("!--no-nesterov", o.nesterov, "Plain momentum instead of the recipe's Nesterov momentum");
   cmd->add_option("--save", o.save,
                   "Write a training checkpoint after each epoch (atomically): the weights as safetensors, plus the "
@@ -129,7 +222,6 @@ CLI::App* add_train_command(CLI::App& app, TrainOptions& o) {
       ->capture_default_str();
   cmd->add_option("--epochs", o.epochs, "Passes over the training set (default: the model's recipe)")
       ->check(positive_integer());
-  cmd->add_option("--batch", o.batch, "Mini-batch size (default: the model's recipe)")->check(positive_integer());
   cmd->add_option("--lr", o.lr, "(Peak) learning rate (default: the model's recipe)")->check(non_negative_number());
   cmd->add_option("--momentum", o.momentum, "SGD momentum")->check(fraction())->capture_default_str();
   cmd->add_option("--weight-decay", o.weight_decay, "Weight decay, L2 for sgd and adam, decoupled for adamw (default: the model's "
@@ -138,264 +230,75 @@ CLI::App* add_train_command(CLI::App& app, TrainOptions& o) {
   cmd->add_option("--schedule", o.schedule,
                   "Learning-rate schedule, per step: constant | step | cosine | onecycle (default: the recipe's)")
       ->check(one_of({"constant", "step", "cosine", "onecycle"}));
-  cmd->add_option("--device", o.device, "cpu | cuda | cuda:N (default: cuda when a GPU is available, else cpu)");
-  cmd->add_option("--threads", o.threads, "CPU threads (0: OpenMP default)")
-      ->check(thread_count(0))
-      ->capture_default_str();
   cmd->add_option("--seed", o.seed, "Seed for data, initialisation and shuffling")
       ->check(seed_value())
       ->capture_default_str();
   cmd->add_flag("!--no-progress", o.progress, "Hide the progress bar (it is also hidden when stdout is not a terminal)");
-  cmd->add_flag("--json", o.json, "Print one JSON document instead of the table and progress bar");
   cmd->add_option("--min-accuracy", o.min_accuracy, "Exit with code 2 if the final accuracy is below this fraction")
       ->check(fraction());
   cmd->add_flag("--detect-anomaly", o.detect_anomaly,
                 "Check every op's output and gradient for inf/NaN and stop at the first, naming the op (slow)");
   add_memory_options(cmd, o.memory);
-  add_technique_options(cmd, o.technique);
-  cmd->add_option("--memory-budget", o.memory_budget,
-                  "Choose --precision, --checkpoint and --accum so training fits this many bytes, the data set "
-                  "included (e.g. 64MiB), at the least modelled slowdown; see `ember plan --memory-budget`");
   return cmd;
 }
-
-namespace {
-
-// The step this run will make, as the planner simulates it: the data sets' tensors
-// allocated first (on the CPU they live under the same limit), and the batches the
-// training loader holds at once (its prefetched ones and the one in use).
-WorkloadSpec training_workload(const TrainOptions& o, const TrainData& train_data, Device device,
-                               const TechniqueOptions& technique) {
-  WorkloadSpec spec{o.model, o.batch, o.optimizer, technique, device};
-  spec.data_batches = static_cast<int>(loader_options(train_data, o.batch, true, o.seed, device).prefetch_batches()) + 1;
-  spec.sample = sample_shape(train_data.train);
-  spec.classes = train_data.train.num_classes;
-  if (device.is_cpu()) {
-    std::vector<const void*> seen;  // synthetic data's test set is its training set
-    for (const data::Dataset* d : {&train_data.train, &train_data.test})
-      for (const Tensor* t : {&d->images, &d->labels}) {
-        if (std::find(seen.begin(), seen.end(), t->data_ptr()) != seen.end()) continue;
-        seen.push_back(t->data_ptr());
-        spec.resident_bytes.push_back(static_cast<int64_t>(t->nbytes()));
-      }
-  }
-  return spec;
-}
-
-}  // namespace
-
-namespace {
-
-// What can be checked before anything loads: flags that contradict each other, output paths.
-void check_run_options(const TrainOptions& o) {
-  EMBER_CHECK(o.resume.empty() || o.load.empty(),
-              "ember train: --resume continues a saved run (its weights included) and --load starts a new run from "
-              "weights; give one of them");
-  EMBER_CHECK(o.save_every == 0 || !o.save.empty(),
-              "ember train: --save-every " << o.save_every << " needs --save FILE to say where the checkpoint goes");
-  check_writable(o.save, "--save");  // the memory outputs: MemorySession's constructor
-}
-
-}  // namespace
 
 TrainSummary run_train(const TrainOptions& options, std::ostream& out) {
   const TrainOptions o = with_recipe(options);
   check_run_options(o);
   const Clock::time_point run_start = Clock::now();
-  if (o.threads > 0) omp_set_num_threads(o.threads);
+  if (o.run.threads > 0) omp_set_num_threads(o.run.threads);
   manual_seed(o.seed);
-  const Device device = choose_device(o.device);
-  train::TrainerOptions trainer_opts = trainer_options(o.technique, o.batch);  // bad values fail here
-  if (!o.memory_budget.empty()) check_budget_chooses_techniques(o.technique);  // before the data loads
+  const Device device = choose_device(o.run.device);
+  const train::TrainerOptions techniques = checked_techniques(o.run);  // bad values fail before anything loads
   // Before the model exists, so the report sees parameters and optimizer state being created.
-  MemorySession memory_session(o.memory, device,
-                               o.model + " on " + o.data + ", batch " + std::to_string(o.batch) + ", " +
-                                   (o.memory_budget.empty() ? describe(o.technique, o.batch)
-                                                            : "--memory-budget " + o.memory_budget));
-
-  data::SyntheticOptions data_options;
-  data_options.samples_per_class = o.samples_per_class;
-  data_options.classes = o.classes;
-  data_options.noise = o.noise;
-  data_options.seed = o.seed;
-  const TrainData train_data = load_train_data(o.data, o.data_dir, data_options);
-  const data::Dataset& dataset = train_data.train;
-  const int64_t n = dataset.size();
-
-  const int threads = o.threads > 0 ? o.threads : omp_get_max_threads();
-  WorkloadSpec planned = training_workload(o, train_data, device, o.technique);
-  std::optional<BudgetFit> budget_fit;
-  if (!o.memory_budget.empty()) {
-    budget_fit = fit_budget_flag(o.memory_budget, planned, threads);
-    planned.technique = budget_fit->chosen->technique;
-    trainer_opts = trainer_options(planned.technique, o.batch);
-  }
-
-  EMBER_CHECK(!o.detect_anomaly || trainer_opts.precision == train::Precision::fp32,
+  MemorySession memory_session(o.memory, device, o.run.model + " on " + o.data + ", batch " + std::to_string(o.run.batch) + ", " +
+                                                     (o.run.memory_budget.empty() ? describe(techniques, o.run.batch)
+                                                                                  : "--memory-budget " + o.run.memory_budget));
+  const TrainData data = load_train_data(o.data, o.data_dir, synthetic_options(o));
+  const int threads = o.run.threads > 0 ? o.run.threads : omp_get_max_threads();
+  train::Workload workload = training_workload(o, data, device, techniques);
+  const std::optional<train::BudgetFit> budget_fit = fit_run_budget(o.run, workload, threads);
+  EMBER_CHECK(!o.detect_anomaly || workload.trainer.precision == train::Precision::fp32,
               "ember train: --detect-anomaly stops at the first inf/NaN, but under --precision fp16 overflowing "
               "gradients are expected (the loss scaler skips those steps); look for anomalies with --precision fp32");
   std::optional<DetectAnomalyGuard> anomaly_mode;
   if (o.detect_anomaly) anomaly_mode.emplace();
 
-  std::shared_ptr<nn::Module> model = models::make_model(o.model, sample_shape(dataset), dataset.num_classes);
+  std::shared_ptr<nn::Module> model = workload.model();
   if (!o.load.empty()) train::load_weights(o.load, *model);
   model->to(device);
   model->train();
-  train::Trainer trainer(
-      model,
-      [&](std::vector<Tensor> params) {
-        return make_optimizer(o.optimizer, std::move(params), o.lr, o.momentum, o.nesterov, o.weight_decay);
-      },
-      trainer_opts);
-  trainer.set_out_of_memory_advice([planned, threads, device](int64_t /*micro_batch*/) {
-    return out_of_memory_advice(planned, threads, allocator_for(device).backend().capacity());
-  });
-
-  // A resumed run is this process's run from the checkpoint's position on.
-  const data::SafetensorsMetadata identity = run_identity(o, trainer_opts);
-  train::TrainingPosition start;
-  if (!o.resume.empty()) {
-    const train::TrainingCheckpoint checkpoint = train::read_training_checkpoint(o.resume);
-    check_same_run(o.resume, checkpoint.metadata, identity);
-    train::restore(checkpoint, trainer);
-    start = checkpoint.position;
-  }
-  auto save_checkpoint = [&](const train::TrainingPosition& at) {
-    if (!o.save.empty()) train::save_training_checkpoint(o.save, trainer, at, identity);
-  };
-
-  data::DataLoader train_loader(dataset, loader_options(train_data, o.batch, true, o.seed, device));
+  train::Trainer trainer(model, workload.optimizer, workload.trainer);
+  advise_on_out_of_memory(trainer, workload, threads);
+  data::DataLoader train_loader(data.train, loader_options(data, o.run.batch, true, o.seed, device));
   // Never more than a training micro-batch: what fits a memory budget for training fits for evaluation.
-  const int64_t eval_batch = std::min(kEvalBatch, o.batch / trainer_opts.accum);
-  data::DataLoader eval_loader(train_data.test, loader_options(train_data, eval_batch, false, o.seed, device));
+  const int64_t eval_batch = std::min(kEvalBatch, o.run.batch / workload.trainer.accum);
+  data::DataLoader eval_loader(data.test, loader_options(data, eval_batch, false, o.seed, device));
 
-  ReportTable table({{"epoch", "epoch", 5, 0},
-                     {"loss", "loss", 8, 4},
-                     {"accuracy_percent", "train acc %", 11, 2},
-                     {"test_accuracy_percent", "test acc %", 10, 2},
-                     {"seconds", "time s", 7, 2},
-                     {"samples_per_s", "images/s", 10, 0},
-                     {"peak_mib", "peak MiB", 9, 2},
-                     {"peak_param_mib", "param", 7, 2},
-                     {"peak_grad_mib", "grad", 7, 2},
-                     {"peak_optim_mib", "optim", 7, 2},
-                     {"peak_master_mib", "master", 7, 2},
-                     {"peak_act_mib", "act", 7, 2},
-                     {"peak_data_mib", "data", 7, 2}});
-  nlohmann::ordered_json peaks = nlohmann::ordered_json::array();
-  const bool show_progress = o.progress && !o.json && &out == &std::cout && ProgressBar::stdout_is_terminal();
-  if (!o.json) {
-    out << "ember train: " << model->name() << " (" << model->num_parameters() << " parameters) on " << o.data
-        << " (" << n << " samples, " << dataset.num_classes << " classes), " << device.str() << ", " << o.optimizer
-        << " lr " << o.lr << (o.optimizer == "sgd" ? " momentum " : "");
-    if (o.optimizer == "sgd") out << o.momentum;
-    out
-        << (o.optimizer == "sgd" && o.nesterov ? " nesterov" : "") << " wd " << o.weight_decay << " ("
-        << o.schedule << "), batch " << o.batch << ", " << o.epochs << " epochs, " << describe(trainer, o.batch)
-        << "\n"
-        << (budget_fit ? chosen_line(*budget_fit, o.batch) + " (the data set included)\n" : std::string())
-        << table.header() << std::flush;
+  const bool text = !o.run.json;
+  EpochReport report(out, text, o.progress && text && &out == &std::cout && ProgressBar::stdout_is_terminal(), o.epochs,
+                     data.train.size());
+  if (text) {
+    print_banner(o, *model, data.train, device, trainer, budget_fit, out);
+    out << report.header() << std::flush;
   }
+  train::FitCallbacks callbacks = report.callbacks();
+  callbacks.before_step = [&](int64_t step) { memory_session.begin_step(step); };
+  const train::FitResult r =
+      train::fit(trainer, train_loader, &eval_loader, fit_options(o, workload.trainer, train_loader.batches_per_epoch()), callbacks);
 
   TrainSummary summary;
-  const std::unique_ptr<optim::LrSchedule> schedule =
-      optim::make_schedule(o.schedule, o.lr, train_loader.batches_per_epoch() * o.epochs);  // effective steps
-  const int64_t first_step = trainer.steps();
-  int64_t step = first_step;
-  int64_t trained_samples = 0;                       // by this process
-  int64_t peak_bytes = 0, peak_reserved_bytes = 0;  // over all epochs
-  double train_seconds = 0.0;                         // the training loops, evaluation left out
-  train_loader.set_next_epoch(start.epoch, start.batch);
-  for (int epoch = static_cast<int>(start.epoch) + 1; epoch <= o.epochs; ++epoch) {
-    reset_peak_stats(device);
-    const Clock::time_point epoch_start = Clock::now();
-    const bool resumed_epoch = epoch == start.epoch + 1;
-    int64_t train_correct = resumed_epoch ? start.correct : 0;
-    double loss_sum = resumed_epoch ? start.loss_sum : 0.0;
-    int64_t done = resumed_epoch ? start.seen : 0;
-    const int64_t done_before = done;
-    ProgressBar bar(out, n, "epoch " + std::to_string(epoch) + "/" + std::to_string(o.epochs), show_progress);
-    for (data::Batch& batch : train_loader) {
-      memory_session.begin_step(step - first_step);
-      schedule->apply(trainer.optimizer(), step++);
-      const train::StepResult r = trainer.step(batch.images, batch.labels);
-      train_correct += r.correct;
-      loss_sum += r.loss * static_cast<double>(batch.size());
-      done += batch.size();
-      bar.update(done, loss_sum / static_cast<double>(done));
-      if (o.save_every > 0 && trainer.steps() % o.save_every == 0)
-        save_checkpoint({epoch - 1, batch.index + 1, loss_sum, train_correct, done});
-    }
-    bar.finish();
-    const double seconds = std::chrono::duration<double>(Clock::now() - epoch_start).count();
-    train_seconds += seconds;
-    trained_samples += done - done_before;
-    summary.final_loss = loss_sum / static_cast<double>(n);
-    const MemoryStats epoch_stats = memory_stats(device);
-    peak_bytes = std::max(peak_bytes, epoch_stats.allocated_bytes.peak);
-    peak_reserved_bytes = std::max(peak_reserved_bytes, epoch_stats.reserved_bytes.peak);
-    const double peak_mib = static_cast<double>(epoch_stats.allocated_bytes.peak) / kBytesPerMiB;
-    const nlohmann::ordered_json peak = peak_by_category(device);
-    summary.final_accuracy = evaluate_model(*model, eval_loader).accuracy;
-    const std::string row = table.add_row(
-        {int64_t{epoch}, summary.final_loss, 100.0 * static_cast<double>(train_correct) / static_cast<double>(n),
-         100.0 * summary.final_accuracy, seconds, static_cast<double>(done - done_before) / seconds, peak_mib,
-         peak["parameter"].get<double>(), peak["gradient"].get<double>(), peak["optimizer_state"].get<double>(),
-         peak["master_weights"].get<double>(),
-         peak["activation"].get<double>(), peak["data"].get<double>()});
-    peaks.push_back(peak);
-    save_checkpoint({epoch, 0, 0.0, 0, 0});
-    if (!o.json) out << row << std::flush;
-  }
-  if (start.epoch >= o.epochs) summary.final_accuracy = evaluate_model(*model, eval_loader).accuracy;  // nothing left
+  summary.final_accuracy = r.final_eval ? r.final_eval->accuracy : 0.0;
+  summary.final_loss = r.final_loss;
   summary.seconds = std::chrono::duration<double>(Clock::now() - run_start).count();
-  const std::string memory_files = memory_session.finish(
-      {{"command", "train"}, {"model", o.model}, {"batch", o.batch}, {"optimizer", o.optimizer},
-       {"precision", train::precision_name(trainer_opts.precision)}, {"checkpoint", trainer_opts.checkpoint.str()},
-       {"accum", trainer_opts.accum}, {"device", device.str()},
-       {"ms_per_step", step > first_step ? train_seconds * 1000.0 / static_cast<double>(step - first_step) : 0.0},
-       {"images_per_s", train_seconds > 0 ? static_cast<double>(trained_samples) / train_seconds : 0.0}});
-  if (!memory_files.empty() && !o.json) out << "memory report written to " << memory_files << "\n";
-
-  summary.report = {{"command", "train"},
-                    {"model", o.model},
-                    {"parameters", model->num_parameters()},
-                    {"data", o.data},
-                    {"samples", n},
-                    {"classes", dataset.num_classes},
-                    {"device", device.str()},
-                    {"optimizer", {{"name", o.optimizer}, {"lr", o.lr}, {"momentum", o.momentum},
-                                   {"nesterov", o.nesterov}, {"weight_decay", o.weight_decay},
-                                   {"schedule", o.schedule}}},
-                    {"batch", o.batch},
-                    {"precision", train::precision_name(trainer_opts.precision)},
-                    {"checkpoint", trainer_opts.checkpoint.str()},
-                    {"checkpoint_segments", trainer.checkpoint_segments()},
-                    {"accum", trainer_opts.accum},
-                    {"loss_scale", trainer.loss_scale()},
-                    {"skipped_steps", trainer.skipped_steps()},
-                    {"seed", o.seed},
-                    {"resumed_at_step", first_step},
-                    {"epochs", table.json()},
-                    {"peak_mib_by_category", peaks},
-                    {"peak_bytes", peak_bytes},
-                    {"peak_reserved_bytes", peak_reserved_bytes},
-                    {"final_accuracy", summary.final_accuracy},
-                    {"final_loss", summary.final_loss},
-                    {"seconds", summary.seconds}};
-  if (budget_fit) {
-    const BudgetCandidate& chosen = *budget_fit->chosen;
-    summary.report["memory_budget"] = {{"bytes", budget_fit->budget},
-                                       {"predicted_peak_bytes", chosen.prediction.peak_bytes},
-                                       {"predicted_peak_reserved_bytes", chosen.prediction.peak_reserved_bytes},
-                                       {"modelled_slowdown", chosen.slowdown}};
-  }
-  if (o.json) {
-    out << summary.report.dump(2) << "\n";
-  } else {
-    out << "final " << (train_data.test.name == dataset.name ? "training" : "test") << " accuracy " << std::fixed << std::setprecision(2) << 100.0 * summary.final_accuracy
-        << "% after " << o.epochs << " epochs (" << summary.seconds << " s)\n";
-  }
+  summary.report = train_report(o, *model, data, device, trainer, r, report, budget_fit, summary);
+  const std::string memory_files = memory_session.finish(memory_run_facts(o, device, trainer, r));
+  if (!memory_files.empty() && text) out << "memory report written to " << memory_files << "\n";
+  if (o.run.json) out << summary.report.dump(2) << "\n";
+  else
+    out << "final " << (data.test.name == data.train.name ? "training" : "test") << " accuracy " << std::fixed
+        << std::setprecision(2) << 100.0 * summary.final_accuracy << "% after " << o.epochs << " epochs ("
+        << summary.seconds << " s)\n";
   return summary;
 }
 

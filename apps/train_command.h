@@ -12,6 +12,9 @@
 //   ember::apps::TrainOptions options;
 //   options.epochs = 3;
 //   ember::apps::TrainSummary s = ember::apps::run_train(options, std::cout);
+//
+// The run itself is train::fit (train/fit.h); this file turns the flags into its options and
+// prints what it reports.
 #include <cstdint>
 #include <ostream>
 #include <string>
@@ -19,34 +22,29 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/memory_session.h"
-#include "apps/technique_options.h"
+#include "apps/run_flags.h"
 
 namespace CLI {
 class App;
 }
 
-namespace ember::data {
-class DataLoader;
-}
-namespace ember::nn {
-class Module;
-}
-
 namespace ember::apps {
 
 struct TrainOptions {
-  std::string model = "convnet";
+  // --model --batch --threads --optimizer --device, the techniques, --memory-budget, --json.
+  // Left at these "unset" values, batch and optimizer come from the model's recipe
+  // (models/recipe.h), the device from the machine (cuda when a GPU is available), the threads
+  // from OpenMP.
+  RunFlags run = unset_run_flags();
   std::string data = "fashion-mnist";  // fashion-mnist | spirals | blobs
   std::string data_dir;                // fashion-mnist folder; empty: data::kFashionMnistDir
   int64_t samples_per_class = 500;
   int64_t classes = 3;
   double noise = 0.2;  // synthetic data: see data::SyntheticOptions
-  // Left at these "unset" values, the next six come from the model's recipe (apps/train_setup.h).
+  // Left at these "unset" values, the next four come from the model's recipe too.
   int epochs = 0;
-  int64_t batch = 0;
   double lr = -1.0;
   double weight_decay = -1.0;
-  std::string optimizer;  // sgd | adam | adamw
   std::string schedule;   // optim::make_schedule: constant | step | cosine | onecycle
   double momentum = 0.9;
   bool nesterov = true;   // SGD only, when the recipe uses it
@@ -54,16 +52,14 @@ struct TrainOptions {
   int64_t save_every = 0; // steps between checkpoints within an epoch; 0: at the end of each epoch only
   std::string resume;     // training checkpoint to continue from
   std::string load;       // safetensors weights read before training
-  std::string device;  // empty: cuda when a GPU is available, else cpu
-  int threads = 0;     // CPU threads; 0 keeps OpenMP's default
   uint64_t seed = 0;
-  bool json = false;
   bool progress = true;       // the bar is also off when stdout is not a terminal
   double min_accuracy = 0.0;  // exit code 2 when the final accuracy is below (smoke tests)
   bool detect_anomaly = false;  // check every op's output and gradient for inf/NaN (autograd/anomaly_mode.h)
   MemoryOptions memory;       // --memory-report, --memory-trace, --memory-limit
-  TechniqueOptions technique;  // --precision, --checkpoint, --accum
-  std::string memory_budget;   // --memory-budget: choose the techniques that fit (apps/memory_budget.h)
+
+  // RunFlags with train's "unset" markers: batch 0, optimizer and device empty, threads 0.
+  static RunFlags unset_run_flags();
 };
 
 struct TrainSummary {
@@ -73,17 +69,9 @@ struct TrainSummary {
   nlohmann::ordered_json report;  // what --json prints
 };
 
-struct Evaluation {
-  double accuracy = 0.0;
-  double loss = 0.0;  // mean cross entropy
-};
-// Accuracy and loss over every batch of `loader`, in eval mode under NoGradGuard (train mode restored).
-// Images are cast to the dtype of the model's parameters (f16 weights get f16 images).
-Evaluation evaluate_model(nn::Module& model, data::DataLoader& loader);
-
 // Registers the `train` subcommand, filling `options` when parsed.
 CLI::App* add_train_command(CLI::App& app, TrainOptions& options);
-// Fills the unset fields of `options` from default_recipe(options.model).
+// Fills the unset fields of `options` from models::default_recipe(options.run.model).
 TrainOptions with_recipe(TrainOptions options);
 // Runs the training and prints to `out` (a table, or JSON with options.json).
 TrainSummary run_train(const TrainOptions& options, std::ostream& out);

@@ -1,10 +1,9 @@
 #pragma once
-// What `ember train`, `ember eval` and `ember bench-train` share: the datasets,
-// the per-model default recipe and the optimizer factory (weight files: train/weights_file.h).
+// The data sets `ember train` and `ember eval` name with --data, and their loaders (the
+// recipes are models/recipe.h's, the optimizers optim/make_optimizer.h's).
 //
 //   ember::apps::TrainData d = ember::apps::load_train_data("fashion-mnist", "", {});
-//   ember::apps::Recipe r = ember::apps::default_recipe("lenet5");   // SGD nesterov, onecycle, 2 epochs
-//   auto opt = ember::apps::make_optimizer("sgd", model->parameters(), r.lr, r.momentum, r.nesterov, 0.0);
+//   ember::data::DataLoader loader(d.train, ember::apps::loader_options(d, 64, true, seed, ember::kCPU));
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -13,8 +12,6 @@
 #include "data/data_loader.h"
 #include "data/dataset.h"
 #include "data/synthetic.h"
-#include "models/module.h"
-#include "optim/optimizer.h"
 
 namespace ember::apps {
 
@@ -33,21 +30,5 @@ data::DataLoaderOptions loader_options(const TrainData& data, int64_t batch, boo
                                        Device device);
 // Shape of one sample ([C, H, W] or [features]).
 Shape sample_shape(const data::Dataset& dataset);
-
-// A model's default training recipe: what reaches docs/results.md's accuracies.
-struct Recipe {
-  std::string optimizer;  // sgd | adam | adamw
-  double lr;
-  double momentum;
-  bool nesterov;
-  double weight_decay;
-  std::string schedule;   // optim::make_schedule name
-  int epochs;
-  int64_t batch;
-};
-Recipe default_recipe(const std::string& model);
-
-std::unique_ptr<optim::Optimizer> make_optimizer(const std::string& name, std::vector<Tensor> params, double lr,
-                                                 double momentum, bool nesterov, double weight_decay);
 
 }  // namespace ember::apps

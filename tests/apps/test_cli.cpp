@@ -34,20 +34,20 @@ TEST_CASE("ember train parses its options", "[cli]") {
                                       "--seed", "9", "--json"});
   CHECK(o.data == "blobs");
   CHECK(o.epochs == 3);
-  CHECK(o.batch == 32);
+  CHECK(o.run.batch == 32);
   CHECK(o.lr == 0.05);
   CHECK(o.momentum == 0.5);
-  CHECK(o.device == "cpu");
-  CHECK(o.threads == 1);
+  CHECK(o.run.device == "cpu");
+  CHECK(o.run.threads == 1);
   CHECK(o.seed == 9);
-  CHECK(o.json);
+  CHECK(o.run.json);
   CHECK(o.progress);
   CHECK_FALSE(parse_train({"train", "--no-progress"}).progress);
   const TrainOptions defaults = parse_train({"train"});
-  CHECK(defaults.model == "convnet");
+  CHECK(defaults.run.model == "convnet");
   CHECK(defaults.data == "fashion-mnist");
-  CHECK(defaults.device.empty());  // chosen at run time: cuda when available
-  CHECK_FALSE(defaults.json);
+  CHECK(defaults.run.device.empty());  // chosen at run time: cuda when available
+  CHECK_FALSE(defaults.run.json);
   CHECK_THROWS_AS(parse_train({"train", "--model", "nope"}), CLI::ValidationError);
   CHECK_THROWS_AS(parse_train({"train", "--epochs", "0"}), CLI::ValidationError);
   CHECK_THROWS_AS(parse_train({"train", "--data", "moons"}), CLI::ValidationError);
@@ -58,27 +58,27 @@ TEST_CASE("ember train parses its options", "[cli]") {
 TEST_CASE("ember train parses the memory-technique flags the out-of-memory advice names", "[cli]") {
   const TrainOptions o =
       parse_train({"train", "--checkpoint", "sqrt", "--precision", "fp16", "--accum", "4", "--batch", "256"});
-  CHECK(o.technique.checkpoint == "sqrt");
-  CHECK(o.technique.precision == "fp16");
-  CHECK(o.technique.accum == 4);
-  const train::TrainerOptions t = trainer_options(o.technique, o.batch);
+  CHECK(o.run.technique.checkpoint == "sqrt");
+  CHECK(o.run.technique.precision == "fp16");
+  CHECK(o.run.technique.accum == 4);
+  const train::TrainerOptions t = trainer_options(o.run.technique, o.run.batch);
   CHECK(t.precision == train::Precision::fp16);
   CHECK(t.checkpoint.kind == train::CheckpointPolicy::Kind::sqrt);
   CHECK(t.accum == 4);
   const TrainOptions defaults = parse_train({"train"});
-  CHECK(defaults.technique.precision == "fp32");
-  CHECK(defaults.technique.checkpoint == "none");
-  CHECK(defaults.technique.accum == 1);
+  CHECK(defaults.run.technique.precision == "fp32");
+  CHECK(defaults.run.technique.checkpoint == "none");
+  CHECK(defaults.run.technique.accum == 1);
 }
 
 TEST_CASE("ember train --json trains the MLP and reports every epoch", "[cli][training]") {
   TrainOptions o;
-  o.model = "mlp";
+  o.run.model = "mlp";
   o.data = "blobs";
   o.epochs = 2;
   o.samples_per_class = 100;
-  o.device = "cpu";
-  o.json = true;
+  o.run.device = "cpu";
+  o.run.json = true;
   std::ostringstream out;
   const TrainSummary s = run_train(o, out);
   const nlohmann::json report = nlohmann::json::parse(out.str());  // the whole output is one JSON document
@@ -100,11 +100,11 @@ TEST_CASE("ember train --json trains the MLP and reports every epoch", "[cli][tr
 
 TEST_CASE("ember train without --json prints a table", "[cli]") {
   TrainOptions o;
-  o.model = "mlp";
+  o.run.model = "mlp";
   o.data = "spirals";
   o.epochs = 2;
   o.samples_per_class = 50;
-  o.device = "cpu";
+  o.run.device = "cpu";
   std::ostringstream out;
   run_train(o, out);
   const std::string text = out.str();
@@ -169,12 +169,12 @@ TEST_CASE("ember train rejects nan and inf for its fractional options", "[cli]")
 
 TEST_CASE("ember bench-train prints a table, or with --json the peaks by category", "[cli]") {
   BenchTrainOptions o;
-  o.model = "lenet5";
-  o.batch = 8;
+  o.run.model = "lenet5";
+  o.run.batch = 8;
   o.steps = 1;
   o.warmup = 1;
-  o.technique.checkpoint = "sqrt";
-  o.technique.accum = 2;
+  o.run.technique.checkpoint = "sqrt";
+  o.run.technique.accum = 2;
   std::ostringstream table;
   const nlohmann::ordered_json r = bench_train_command(o, table);
   CHECK(table.str().find("checkpoint sqrt (4 segments), accum 2") != std::string::npos);
@@ -182,7 +182,7 @@ TEST_CASE("ember bench-train prints a table, or with --json the peaks by categor
   CHECK(r["checkpoint_segments"] == 4);
   CHECK(r["peak_bytes"].get<int64_t>() >= r["peak_bytes_by_category"]["activation"].get<int64_t>());
   CHECK(r["peak_bytes_by_category"]["activation"].get<int64_t>() > 0);
-  o.json = true;
+  o.run.json = true;
   std::ostringstream line;
   bench_train_command(o, line);
   CHECK(nlohmann::json::parse(line.str())["accum"] == 2);

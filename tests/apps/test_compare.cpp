@@ -13,15 +13,15 @@ using namespace ember::apps;
 TEST_CASE("ember compare shows what fp16 moved between two recorded runs", "[compare]") {
   test::TempDir dir;
   BenchTrainOptions run;
-  run.model = "lenet5";
-  run.batch = 32;
+  run.run.model = "lenet5";
+  run.run.batch = 32;
   run.steps = 2;
   run.warmup = 1;
-  run.json = true;
+  run.run.json = true;
   std::ostringstream ignored;
   run.memory.run_path = dir.file("fp32.json");
   bench_train_command(run, ignored);
-  run.technique.precision = "fp16";
+  run.run.technique.precision = "fp16";
   run.memory.run_path = dir.file("fp16.json");
   bench_train_command(run, ignored);
 

@@ -7,18 +7,24 @@
 #include "apps/bench_train_command.h"
 #include "apps/plan_command.h"
 #include "apps/memory_budget.h"
-#include "apps/step_planner.h"
+#include "apps/zoo_workload.h"
 #include "core/simulation.h"
 #include "kernels/factories.h"
 #include "memory/memory.h"
 #include "memory/simulation.h"
 #include "models/zoo.h"
 #include "tests/support/op_contract.h"
+#include "train/plan/budget_fit.h"
 
 using namespace ember;
 using namespace ember::apps;
 
 namespace {
+
+// The bench-train workload of a model with the techniques as flags name them.
+train::Workload workload(const std::string& model, int64_t batch, const std::string& optimizer, const TechniqueOptions& t) {
+  return zoo_workload(model, batch, optimizer, trainer_options(t, batch), kCPU);
+}
 
 // A CPU memory limit for one scope, over an empty cache; lifted (and the cache emptied) on the way out.
 struct CpuMemoryLimit {
@@ -46,13 +52,13 @@ struct Case {
 nlohmann::ordered_json measure(const Case& c) {
   empty_cache(kCPU);
   BenchTrainOptions o;
-  o.model = c.model;
-  o.batch = c.batch;
+  o.run.model = c.model;
+  o.run.batch = c.batch;
   o.steps = 1;
   o.warmup = 1;
-  o.optimizer = c.optimizer;
-  o.technique = {c.precision, c.checkpoint, 1};
-  o.json = true;
+  o.run.optimizer = c.optimizer;
+  o.run.technique = {c.precision, c.checkpoint, 1};
+  o.run.json = true;
   std::ostringstream out;
   return bench_train_command(o, out);
 }
@@ -68,7 +74,7 @@ TEST_CASE("ember plan predicts bench-train's peak allocated and reserved bytes b
   for (const Case& c : cases) {
     INFO(c.model << " batch " << c.batch << " " << c.precision << " checkpoint " << c.checkpoint << " " << c.optimizer);
     REQUIRE(memory_stats(kCPU).allocated_bytes.current == 0);  // nothing else live: the peaks compare as they are
-    const StepPrediction p = predict_step({c.model, c.batch, c.optimizer, {c.precision, c.checkpoint, 1}, kCPU}, 1);
+    const train::StepPrediction p = train::plan_step(workload(c.model, c.batch, c.optimizer, {c.precision, c.checkpoint, 1}), 1);
     const nlohmann::ordered_json m = measure(c);
     const double allocated = m["peak_bytes"].get<double>(), reserved = m["peak_reserved_bytes"].get<double>();
     CHECK(std::abs(static_cast<double>(p.peak_bytes) - allocated) <= 0.05 * allocated);
@@ -87,7 +93,7 @@ TEST_CASE("ember plan takes well under a second for every zoo model and touches 
   const MemoryStats before = memory_stats(kCPU);
   for (const std::string& model : models::model_names()) {
     INFO(model);
-    const StepPrediction p = predict_step({model, 256, "adam", {"fp16", "sqrt", 1}, kCPU}, 2);
+    const train::StepPrediction p = train::plan_step(workload(model, 256, "adam", {"fp16", "sqrt", 1}), 2);
     CHECK(p.peak_bytes > 0);
     CHECK(p.simulate_ms < 1000.0);
     CHECK_FALSE(p.peak_op.empty());
@@ -109,18 +115,18 @@ TEST_CASE("a simulation hands out address space, skips the math, and gives zeros
 
 TEST_CASE("ember plan prints a table, or with --json the prediction", "[plan][cli]") {
   PlanOptions o;
-  o.model = "lenet5";
-  o.batch = 16;
+  o.run.model = "lenet5";
+  o.run.batch = 16;
   std::ostringstream table;
   plan_command(o, table);
   CHECK(table.str().find("predicted peak") != std::string::npos);
   CHECK(table.str().find("activation") != std::string::npos);
-  o.json = true;
+  o.run.json = true;
   std::ostringstream json;
   const nlohmann::ordered_json j = plan_command(o, json);
   CHECK(nlohmann::json::parse(json.str())["peak_bytes"].get<int64_t>() == j["peak_bytes"].get<int64_t>());
   CHECK(j["peak_phase"].get<std::string>() != "other");
-  o.device = "cuda";  // planned without a GPU
+  o.run.device = "cuda";  // planned without a GPU
   CHECK(plan_command(o, json)["device"].get<std::string>() == "cuda:0");
 }
 
@@ -133,20 +139,20 @@ TEST_CASE("a memory budget picks settings whose real step runs under that memory
   for (const BudgetCase& c : {BudgetCase{"convnet", 256, 48u << 20}, BudgetCase{"resnet20", 128, 32u << 20},
                               BudgetCase{"lenet5", 1024, 32u << 20}}) {
     INFO(c.model << " batch " << c.batch << " budget " << (c.budget >> 20) << " MiB");
-    WorkloadSpec spec{c.model, c.batch, "sgd", {}, kCPU};
+    train::Workload spec = zoo_workload(c.model, c.batch, "sgd");
     spec.data_batches = 3;  // as ember train's loader: two prefetched and one in use
-    const BudgetFit fit = fit_memory_budget(spec, 1, c.budget);
+    const train::BudgetFit fit = train::fit_memory_budget(spec, 1, c.budget);
     REQUIRE(fit.chosen);
     CHECK(fit.chosen->prediction.peak_reserved_bytes <= static_cast<int64_t>(c.budget));
     // Everything tried before the choice was cheaper and did not fit.
-    for (const BudgetCandidate& k : fit.candidates) {
+    for (const train::BudgetCandidate& k : fit.candidates) {
       if (!k.tried || k.prediction.fits) break;
       CHECK(k.slowdown <= fit.chosen->slowdown);
     }
     const CpuMemoryLimit limit(c.budget);
-    spec.technique = fit.chosen->technique;
+    spec.trainer = fit.chosen->trainer;
     CHECK_NOTHROW([&] {
-      BenchWorkload w = make_bench_workload(spec);
+      train::BuiltWorkload w = train::build_workload(spec);
       w.step(0);
       w.step(1);
     }());
@@ -154,31 +160,31 @@ TEST_CASE("a memory budget picks settings whose real step runs under that memory
 }
 
 TEST_CASE("a memory budget that nothing fits names the smallest peak possible", "[plan]") {
-  const WorkloadSpec spec{"resnet20", 256, "sgd", {}, kCPU};
-  const BudgetFit fit = fit_memory_budget(spec, 1, 4u << 20);
+  const train::Workload spec = zoo_workload("resnet20", 256, "sgd");
+  const train::BudgetFit fit = train::fit_memory_budget(spec, 1, 4u << 20);
   CHECK_FALSE(fit.chosen);
-  const std::string message = nothing_fits_message(fit, spec);
+  const std::string message = nothing_fits_message(fit, "resnet20", 256);
   CHECK(message.find("smallest peak possible") != std::string::npos);
   // At the smallest micro-batch the weights dominate, so fp16 (which adds fp32 masters) need not win.
-  CHECK(message.find(describe(fit.smallest.technique, 256)) != std::string::npos);
+  CHECK(message.find(describe(fit.smallest.trainer, 256)) != std::string::npos);
   CHECK(fit.smallest.prediction.peak_bytes > (4 << 20));
   PlanOptions o;
-  o.model = "lenet5";
-  o.memory_budget = "1MiB";
+  o.run.model = "lenet5";
+  o.run.memory_budget = "1MiB";
   std::ostringstream out;
   CHECK_THROWS_WITH(plan_command(o, out), Catch::Matchers::Contains("no combination"));
-  o.memory_budget = "64MiB";
-  o.technique.accum = 2;
+  o.run.memory_budget = "64MiB";
+  o.run.technique.accum = 2;
   CHECK_THROWS_WITH(plan_command(o, out), Catch::Matchers::Contains("leave them out"));
 }
 
 TEST_CASE("an out-of-memory in a training step quotes the planner for each technique", "[plan][training]") {
   BenchTrainOptions o;
-  o.model = "convnet";
-  o.batch = 256;
+  o.run.model = "convnet";
+  o.run.batch = 256;
   o.steps = 1;
   o.warmup = 0;
-  o.json = true;
+  o.run.json = true;
   const CpuMemoryLimit limit(40u << 20);
   std::ostringstream out;
   std::string message;
@@ -189,26 +195,24 @@ TEST_CASE("an out-of-memory in a training step quotes the planner for each techn
   }
   INFO(message);
   // Each figure is the planner's prediction for that one change.
-  WorkloadSpec spec{o.model, o.batch, o.optimizer, {}, kCPU};
   for (const auto& [flag, technique] : std::vector<std::pair<std::string, TechniqueOptions>>{
            {"--precision fp16: ~", {"fp16", "none", 1}},
            {"--checkpoint sqrt: ~", {"fp32", "sqrt", 1}},
            {"--accum 2: ~", {"fp32", "none", 2}},
            {"--accum 4: ~", {"fp32", "none", 4}}}) {
-    spec.technique = technique;
-    CHECK_THAT(message, Catch::Matchers::Contains(flag + format_bytes(predict_step(spec, o.threads).peak_reserved_bytes)));
+    const train::Workload spec = workload(o.run.model, o.run.batch, o.run.optimizer, technique);
+    CHECK_THAT(message, Catch::Matchers::Contains(flag + format_bytes(train::plan_step(spec, o.run.threads).peak_reserved_bytes)));
   }
   // And what --memory-budget would choose for this device, which then runs under the same limit.
   CHECK_THAT(message, Catch::Matchers::Contains("--memory-budget 40MiB"));
-  o.memory_budget = "40MiB";
+  o.run.memory_budget = "40MiB";
   o.warmup = 1;  // the planner predicts a steady-state step
   empty_cache(kCPU);
   const nlohmann::ordered_json j = bench_train_command(o, out);
   CHECK(j["accum"].get<int64_t>() > 1);
   CHECK(j["peak_reserved_bytes"].get<int64_t>() <= (40 << 20));
   CHECK(j["predicted_peak_bytes"].get<int64_t>() == j["peak_bytes"].get<int64_t>());
-  CHECK_THAT(message, Catch::Matchers::Contains("would run " + describe({j["precision"].get<std::string>(),
-                                                                         j["checkpoint"].get<std::string>(),
-                                                                         j["accum"].get<int64_t>()},
-                                                                        o.batch)));
+  const TechniqueOptions chosen{j["precision"].get<std::string>(), j["checkpoint"].get<std::string>(),
+                                j["accum"].get<int64_t>()};
+  CHECK_THAT(message, Catch::Matchers::Contains("would run " + describe(trainer_options(chosen, o.run.batch), o.run.batch)));
 }

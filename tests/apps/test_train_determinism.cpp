@@ -15,15 +15,15 @@ namespace {
 
 nlohmann::json train_once(uint64_t seed) {
   TrainOptions o;
-  o.model = "lenet5";
+  o.run.model = "lenet5";
   o.data = "fashion-mnist";
   o.data_dir = std::string(EMBER_TEST_DATA_DIR) + "/fashion-mnist-subset";
   o.epochs = 2;
-  o.batch = 128;
-  o.threads = 2;
-  o.device = "cpu";
+  o.run.batch = 128;
+  o.run.threads = 2;
+  o.run.device = "cpu";
   o.seed = seed;
-  o.json = true;
+  o.run.json = true;
   std::ostringstream out;
   run_train(o, out);
   return nlohmann::json::parse(out.str());

@@ -44,18 +44,18 @@ TEST_CASE("ember train: LeNet-5 learns the Fashion-MNIST subset in one epoch, ev
           "[train]") {
   test::TempDir dir;
   TrainOptions o;
-  o.model = "lenet5";
+  o.run.model = "lenet5";
   o.data = "fashion-mnist";
   o.data_dir = kSubset;  // 2000 training, 250 test images
   o.epochs = 1;
-  o.batch = 32;  // 63 steps: the recipe's 64 would give too few for one epoch
-  o.optimizer = "adam";  // learns faster than the recipe's SGD in 63 steps: ~68% test accuracy, not ~54%
+  o.run.batch = 32;  // 63 steps: the recipe's 64 would give too few for one epoch
+  o.run.optimizer = "adam";  // learns faster than the recipe's SGD in 63 steps: ~68% test accuracy, not ~54%
   o.lr = 2e-3;
   o.weight_decay = 0.0;
   o.schedule = "constant";
-  o.threads = 1;  // a loaded CI machine: no OpenMP barrier spinning
-  o.device = "cpu";
-  o.json = true;
+  o.run.threads = 1;  // a loaded CI machine: no OpenMP barrier spinning
+  o.run.device = "cpu";
+  o.run.json = true;
   o.save = dir.file("lenet5.safetensors");
   std::ostringstream out;
   const TrainSummary s = run_train(o, out);
@@ -91,19 +91,19 @@ TEST_CASE("load_weights names the tensor and both shapes on a mismatch", "[train
 TEST_CASE("ember train --precision fp16: LeNet-5 converges on the subset, its f16 weights save and load", "[train]") {
   test::TempDir dir;
   TrainOptions o;
-  o.model = "lenet5";
+  o.run.model = "lenet5";
   o.data = "fashion-mnist";
   o.data_dir = kSubset;
   o.epochs = 1;
-  o.batch = 32;
-  o.optimizer = "adam";
+  o.run.batch = 32;
+  o.run.optimizer = "adam";
   o.lr = 2e-3;
   o.weight_decay = 0.0;
   o.schedule = "constant";
-  o.threads = 1;
-  o.device = "cpu";
-  o.json = true;
-  o.technique.precision = "fp16";
+  o.run.threads = 1;
+  o.run.device = "cpu";
+  o.run.json = true;
+  o.run.technique.precision = "fp16";
   o.save = dir.file("lenet5-f16.safetensors");
   std::ostringstream out;
   const TrainSummary s = run_train(o, out);

@@ -1,15 +1,16 @@
-#include "apps/step_planner.h"
+#include "train/plan/step_plan.h"
 
 #include <omp.h>
 
 #include <chrono>
 
+#include "core/generator.h"
 #include "memory/allocation_observer.h"
 #include "memory/out_of_memory.h"
 #include "memory/simulation.h"
 #include "memory/stats.h"
 
-namespace ember::apps {
+namespace ember::train {
 
 namespace {
 
@@ -50,17 +51,18 @@ class PeakWatcher final : public AllocationObserver {
 
 }  // namespace
 
-StepPrediction predict_step(const WorkloadSpec& spec, int threads, size_t capacity) {
+StepPrediction plan_step(const Workload& w, int threads, size_t capacity) {
   const auto t0 = std::chrono::steady_clock::now();
+  RestoreGeneratorState restore;  // the simulation seeds the generator; the caller's run must not see it
   const int previous_threads = omp_get_max_threads();
   omp_set_num_threads(threads);
   StepPrediction p;
   {
-    SimulationScope simulation(spec.device, capacity);
-    PeakWatcher watcher(spec.device);
-    BenchWorkload workload;
+    SimulationScope simulation(w.device, capacity);
+    PeakWatcher watcher(w.device);
+    BuiltWorkload workload;
     try {
-      workload = make_bench_workload(spec);
+      workload = build_workload(w);
       workload.step(0);  // the first step also creates the optimizer's state
       simulation.allocator().reset_peak_stats();
       watcher.reset(simulation.stats().allocated_bytes.current);
@@ -83,4 +85,4 @@ StepPrediction predict_step(const WorkloadSpec& spec, int threads, size_t capaci
   return p;
 }
 
-}  // namespace ember::apps
+}  // namespace ember::train

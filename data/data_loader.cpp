@@ -17,8 +17,24 @@ namespace {
 
 constexpr size_t kLabelAlignBytes = alignof(int64_t);
 
+// A staging buffer holds a batch's images, then its labels (aligned), then its targets if any.
 size_t labels_offset(size_t image_bytes) {
   return (image_bytes + kLabelAlignBytes - 1) / kLabelAlignBytes * kLabelAlignBytes;
+}
+size_t targets_offset(size_t image_bytes, int64_t count) {
+  return labels_offset(image_bytes) + static_cast<size_t>(count) * sizeof(int64_t);
+}
+
+int64_t numel_of(const std::vector<int64_t>& sizes) {
+  int64_t n = 1;
+  for (int64_t size : sizes) n *= size;
+  return n;
+}
+
+// [count, one's sizes...]
+Shape batched(int64_t count, std::vector<int64_t> one) {
+  one.insert(one.begin(), count);
+  return Shape(one);
 }
 
 }  // namespace
@@ -45,6 +61,8 @@ DataLoader::DataLoader(std::shared_ptr<const SampleDataset> dataset, DataLoaderO
   const Sample first = samples_->get(0);
   EMBER_CHECK(first.image.defined(), "DataLoader: sample 0 has no image");
   sample_shape_ = first.image.sizes();
+  has_targets_ = first.target.defined();
+  if (has_targets_) target_shape_ = first.target.sizes();
   make_staging_buffers();
 }
 
@@ -60,12 +78,11 @@ void DataLoader::make_staging_buffers() {
   // Enough staging buffers that the prefetch thread never refills one the consumer
   // still copies from (see the invariant in data/prefetcher.h).
   const int64_t buffers = options_.prefetch() ? options_.prefetch_batches() + 1 : 1;
-  int64_t sample_numel = 1;
-  for (int64_t size : sample_shape_) sample_numel *= size;
-  const size_t image_bytes = static_cast<size_t>(options_.batch_size() * sample_numel) * sizeof(float);
+  const int64_t batch = options_.batch_size();
+  const size_t image_bytes = static_cast<size_t>(batch * numel_of(sample_shape_)) * sizeof(float);
+  const size_t target_bytes = has_targets_ ? static_cast<size_t>(batch * numel_of(target_shape_)) * sizeof(float) : 0;
   for (int64_t i = 0; i < buffers; ++i)
-    staging_.emplace_back(labels_offset(image_bytes) + static_cast<size_t>(options_.batch_size()) * sizeof(int64_t),
-                          options_.device());
+    staging_.emplace_back(targets_offset(image_bytes, batch) + target_bytes, options_.device());
   copy_stream_ = cuda::Stream::create(options_.device());
 }
 
@@ -121,9 +138,7 @@ Batch DataLoader::make_host_batch(int64_t k) {
   PhaseScope phase(Phase::data);
   const int64_t first = k * options_.batch_size();
   const int64_t count = std::min(options_.batch_size(), size_ - first);
-  std::vector<int64_t> image_sizes = sample_shape_;
-  image_sizes.insert(image_sizes.begin(), count);
-  const Shape image_shape(image_sizes);
+  const Shape image_shape = batched(count, sample_shape_);
   Batch batch;
   batch.index = k;
   if (options_.device().is_cuda()) {
@@ -131,9 +146,12 @@ Batch DataLoader::make_host_batch(int64_t k) {
     staging.wait_copies();  // the copy of the batch that used it last must be done
     batch.images = staging.view(image_shape, DType::f32);
     batch.labels = staging.view(Shape{count}, DType::i64, labels_offset(batch.images.nbytes()));
+    if (has_targets_)
+      batch.targets = staging.view(batched(count, target_shape_), DType::f32, targets_offset(batch.images.nbytes(), count));
   } else {
     batch.images = empty(image_shape, DType::f32);
     batch.labels = empty(Shape{count}, DType::i64);
+    if (has_targets_) batch.targets = empty(batched(count, target_shape_), DType::f32);
   }
   const int64_t* indices = order_.data() + first;
   if (samples_) {
@@ -163,6 +181,17 @@ void DataLoader::gather_samples(const int64_t* indices, int64_t count, Batch& ba
                                       << " (sample 0's), got " << (image.defined() ? image.str() : "undefined"));
     EMBER_CHECK(sample.label >= 0, "DataLoader: sample " << indices[i] << " has label " << sample.label
                                                         << ", labels must be >= 0");
+    if (has_targets_) {
+      const Tensor& target = sample.target;
+      EMBER_CHECK(target.defined() && target.dtype() == DType::f32 && target.device().is_cpu() &&
+                      target.sizes() == target_shape_,
+                  "DataLoader: sample " << indices[i] << "'s target must be an f32 CPU tensor of shape "
+                                        << Shape(target_shape_) << " (sample 0's), got "
+                                        << (target.defined() ? target.str() : "undefined"));
+      const size_t target_bytes = target.nbytes();
+      std::memcpy(static_cast<uint8_t*>(batch.targets.data_ptr()) + static_cast<size_t>(i) * target_bytes,
+                  target.data_ptr(), target_bytes);
+    }
     std::memcpy(images + static_cast<size_t>(i) * sample_bytes, image.data_ptr(), sample_bytes);
     labels[i] = sample.label;
   }
@@ -185,11 +214,16 @@ Batch DataLoader::to_device(Batch host) {
     batch.labels = empty(host.labels.shape(), TensorOptions().dtype(DType::i64).device(options_.device()));
     staging.copy_to_device_async(batch.images, 0);
     staging.copy_to_device_async(batch.labels, labels_offset(host.images.nbytes()));
+    if (host.targets.defined()) {
+      batch.targets = empty(host.targets.shape(), TensorOptions().dtype(DType::f32).device(options_.device()));
+      staging.copy_to_device_async(batch.targets, targets_offset(host.images.nbytes(), host.size()));
+    }
   }
   copied_.record(copy_stream_);
   consumer.wait(copied_);
   cuda::record_stream(batch.images, consumer);
   cuda::record_stream(batch.labels, consumer);
+  cuda::record_stream(batch.targets, consumer);
   return batch;
 }
 

@@ -86,6 +86,8 @@ class DataLoader {
   std::shared_ptr<const SampleDataset> samples_;  // or the SampleDataset path
   int64_t size_ = 0;
   std::vector<int64_t> sample_shape_;  // one sample's, without the batch dimension
+  std::vector<int64_t> target_shape_;  // one target's (SampleDataset samples with a target)
+  bool has_targets_ = false;
   DataLoaderOptions options_;
   int64_t epoch_ = -1;
   int64_t next_epoch_ = 0;

@@ -16,7 +16,7 @@
 //   for (ember::data::Batch& b : loader) ...   // b.images [64, 2] f32, b.labels [64] i64
 //
 // Every sample must be an f32 tensor on the CPU of one shape (the loader reads sample 0
-// to learn it); labels are >= 0. get() runs on the loader's background thread (never
+// to learn it), and so must every target if sample 0 has one; labels are >= 0. get() runs on the loader's background thread (never
 // two calls at once), so it must not touch what the training thread changes.
 #include <cstdint>
 #include <functional>
@@ -29,6 +29,8 @@ namespace ember::data {
 struct Sample {
   Tensor image;       // one sample's input, e.g. [C, H, W] f32 on the CPU
   int64_t label = 0;  // its class, >= 0
+  Tensor target;      // optional: what a regression predicts (f32 on the CPU, one shape for every sample);
+                      // the batches then carry them as Batch::targets, and Batch::target() returns those
 };
 
 class SampleDataset {

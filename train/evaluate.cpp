@@ -18,7 +18,7 @@ Evaluation evaluate(nn::Module& model, data::DataLoader& loader, const LossFn& l
   for (data::Batch& batch : loader) {
     const Tensor& x = batch.images;
     const Tensor output = model.forward(is_floating(x.dtype()) && x.dtype() != compute ? to_dtype(x, compute) : x);
-    const Tensor& target = batch.labels;
+    const Tensor& target = batch.target();
     const Tensor batch_loss = loss ? loss(output, target) : cross_entropy(output, target);
     loss_sum += batch_loss.item<double>() * static_cast<double>(batch.size());
     if (target.dtype() == DType::i64 && target.dim() == 1 && output.dim() == 2)

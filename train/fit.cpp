@@ -78,7 +78,7 @@ FitResult fit(Trainer& trainer, data::DataLoader& train_loader, data::DataLoader
       if (callbacks.before_step) callbacks.before_step(step - result.first_step);
       if (o.schedule) o.schedule->apply(trainer.optimizer(), step);
       ++step;
-      StepProgress progress{epoch, 0, samples, 0.0, trainer.step(batch.images, batch.labels)};
+      StepProgress progress{epoch, 0, samples, 0.0, trainer.step(batch.images, batch.target())};
       correct += progress.step.correct;
       loss_sum += progress.step.loss * static_cast<double>(batch.size());
       done += batch.size();

@@ -87,7 +87,8 @@ struct FitCallbacks {
   std::function<void(const EpochResult&)> on_epoch;
 };
 
-// Trains `trainer` on `train_loader` (batches of inputs and targets) for options.epochs epochs;
+// Trains `trainer` on `train_loader` for options.epochs epochs, each step on a batch's images and
+// its target() (the labels, or the targets of a dataset whose samples carry them);
 // `eval_loader` (may be null) is evaluated with the trainer's loss after each epoch.
 FitResult fit(Trainer& trainer, data::DataLoader& train_loader, data::DataLoader* eval_loader, const FitOptions& options,
               const FitCallbacks& callbacks = {});

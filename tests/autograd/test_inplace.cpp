@@ -8,6 +8,7 @@
 #include "models/batch_norm.h"
 #include "optim/adam.h"
 #include "optim/sgd.h"
+#include "tests/support/error_bound.h"
 #include "tests/support/op_contract.h"
 #include "train/mixed_precision_optimizer.h"
 
@@ -46,7 +47,8 @@ TEST_CASE("in-place: the same graph without the write runs backward and gives th
   Tensor x = from_vector<float>({0, 1}, {2}).requires_grad_();
   Tensor y = exp(x);
   sum(y).backward();
-  expect_values(x.grad(), {1.0, std::exp(1.0)}, 1e-6, "d exp(x)/dx");
+  // dy * y with dy = 1: expf's 2 ulps, 4 units (tests/support/error_bound.h)
+  expect_values(x.grad(), {1.0, std::exp(1.0)}, 4 * test::unit_roundoff(kFloat32), "d exp(x)/dx");
 
   // The same with the saved output scaled behind autograd's back: refused instead of giving 2 * exp(x).
   Tensor x2 = from_vector<float>({0, 1}, {2}).requires_grad_();
@@ -118,7 +120,9 @@ TEST_CASE("in-place: writing into a tensor no node saved is fine", "[inplace][au
   Tensor y = sum(exp(x));
   unrelated.add_(ones({4}));
   y.backward();
-  expect_values(x.grad(), {100 + std::exp(2.0), 100 + std::exp(4.0)}, 1e-4, "accumulated, at the doubled x");
+  // exp (4 units of a term) added to 100 (one rounding): 5 units of 100 + exp(2x), the result itself
+  expect_values(x.grad(), {100 + std::exp(2.0), 100 + std::exp(4.0)}, 5 * test::unit_roundoff(kFloat32),
+                "accumulated, at the doubled x");
 }
 
 TEST_CASE("in-place: a write after backward is fine, and the next graph saves the new version",
@@ -233,7 +237,9 @@ TEST_CASE("in-place: optimizer steps bump the parameter and their state, and cat
   sgd.step();
   CHECK(p.version() == 2);
   CHECK(sgd.momentum_buffer(0).version() == 2);
-  expect_values(p, {0.71, 1.71}, 1e-6, "two SGD momentum steps");  // buf = 1, then 1.9
+  // buf = 1, then 1.9; two steps' roundings, each of a term below 1 + |p| (updates 0.1 and 0.19)
+  expect_values(p, {0.71, 1.71}, test::ErrorModel{0, 2 * test::kSgdStepRoundings, 0}.tolerance(kFloat32),
+                "two SGD momentum steps");
 
   Tensor q = from_vector<float>({1, 2}, {2}).requires_grad_();
   optim::Adam adam({q}, optim::AdamOptions(0.1));
@@ -293,5 +299,6 @@ TEST_CASE("in-place: the mixed-precision step writes the masters and copies out 
   CHECK(opt.step());
   CHECK(opt.masters()[0].version() == master_before + 1);  // the inner SGD step
   CHECK(p.version() == p_before + 1);                        // the copy-out
-  expect_values(p, {0.75, 1.75}, 1e-3, "p - 0.5 * 0.5");
+  // exact: the scaled gradient 0.5 * 2^16, its unscaling, 0.5 * 0.5 and the f16 copy are all exact
+  expect_values(p, {0.75, 1.75}, 0, "p - 0.5 * 0.5");
 }

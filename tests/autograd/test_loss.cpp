@@ -1,5 +1,6 @@
 // mse_loss and nll_loss (autograd/functions/loss.cpp) against hand-computed values; the op
 // contract (tests/ops) runs them on every device and dtype with gradcheck.
+#include "tests/support/error_bound.h"
 #include "tests/support/op_contract.h"
 
 using namespace ember;
@@ -22,10 +23,17 @@ TEST_CASE("nll_loss of log_softmax equals cross_entropy, value and gradient", "[
   Tensor b = logits.clone().requires_grad_();
   Tensor nll = nll_loss(log_softmax(a, 1), labels);
   Tensor ce = cross_entropy(b, labels);
-  expect_close(nll, ce, 1e-6, "nll_loss(log_softmax) vs cross_entropy");
+  // Each side: log_softmax of a row of 4 (the sum of 4 exps and 9 roundings besides, each of a term
+  // below 1 + |lp|: tests/kernels/test_softmax.cpp), then a mean of 6 and its rounding: 1 + the loss
+  // is the mean of 1 + |lp|, as the tolerance takes it. Both sides round: twice that.
+  expect_close(nll, ce, test::ErrorModel{2 * (4 + 6), 2 * (9 + 2), 0}.tolerance(kFloat32),
+               "nll_loss(log_softmax) vs cross_entropy");
   nll.backward();
   ce.backward();
-  expect_close(a.grad(), b.grad(), 1e-6, "their gradients");
+  // Each side: (p - onehot) / 6 from the same log-probabilities (their error a relative one of
+  // p = exp(lp)), exp (4 units), 1/6, the subtraction and the product: each of a term of
+  // (p (1 + |lp|) + onehot) / 6 < 1 (p |lp| <= 1/e). Twice that.
+  expect_close(a.grad(), b.grad(), test::ErrorModel{2 * 4, 2 * (9 + 4 + 3), 0}.tolerance(kFloat32), "their gradients");
 }
 
 TEST_CASE("nll_loss picks -log_probs[i, label_i] and averages", "[loss]") {

@@ -2,6 +2,7 @@
 // computed by hand (momentum 0.1, unbiased running variance), eval with the
 // running statistics, gradcheck in both modes, f16 with fp32 statistics, the
 // recompute guard, errors.
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "autograd/recompute_state.h"
 #include "kernels/batch_norm_math.h"
 #include "kernels/ops.h"
+#include "tests/support/error_bound.h"
 #include "tests/support/op_contract.h"
 
 using namespace ember;
@@ -26,8 +28,74 @@ Tensor first_batch() { return from_vector<float>({1, 2, 2, 4, 3, 4, 6, 8}, {2, 2
 // channel 0 holds {0, 0, 2, 6}, channel 1 holds {-1, 1, -1, 1}
 Tensor second_batch() { return from_vector<float>({0, 0, -1, 1, 2, 6, -1, 1}, {2, 2, 2, 1}); }
 
-// y for channel values v, in the order of first_batch's layout, normalised by (mean, var).
-double normalised(double v, double mean, double var, double w, double b) { return (v - mean) / std::sqrt(var + kEps) * w + b; }
+// One channel's statistics and affine parameters.
+struct Channel {
+  double mean, var, w, b;
+};
+
+// first_batch() normalised by each channel's (mean, var, w, b) in fp64, and the bound of
+// `roundings` f32 roundings, each of a term of y = x * scale + shift: (|x| + |mean|) |w| invstd + |b|.
+struct Normalised {
+  std::vector<double> y, bound;
+};
+Normalised normalise_first_batch(const Channel (&channels)[2], int64_t roundings) {
+  Normalised out;
+  const std::vector<double> x = first_batch().to_vector<double>();
+  for (size_t i = 0; i < x.size(); ++i) {
+    const Channel& c = channels[(i / 2) % 2];  // [2, 2, 2, 1]: two values per (n, c)
+    const double invstd = 1 / std::sqrt(c.var + kEps);
+    out.y.push_back((x[i] - c.mean) * invstd * c.w + c.b);
+    const double magnitude = (std::fabs(x[i]) + std::fabs(c.mean)) * std::fabs(c.w) * invstd + std::fabs(c.b);
+    out.bound.push_back(test::ErrorModel{0, roundings, 0}.bound(kFloat32, magnitude));
+  }
+  return out;
+}
+
+// How far training-mode batch_norm(x) without affine, its statistics in fp32 (the kernel's, for
+// f16 and f32 x), may be from fp64 on the same values, per element, to first order; and the
+// statistics' own errors. Per channel of M values with mean mu, biased variance var and
+// R = max |x - mu|, the kernel sums d = x - K for K one of the values (|d| <= 2R, mean d^2 <= var + R^2):
+//   mean      gamma(M + 1) mean |d| (d's rounding and the sum of M), rounded to f32: u |mu|
+//   variance  mean d^2 - c^2 with c = mean d (|c| <= R): gamma(M + 1) (mean d^2 + 2 |c| mean |d|)
+//   invstd    half the variance's error relative to var + eps, rounded to f32: u
+//   y         x * invstd - mean * invstd: scale and shift rounded to f32, the product and the sum
+//             (4 u of (|x| + |mu|) invstd); mean's error times invstd; |xhat| times invstd's
+//             relative error; the output's rounding to x's dtype.
+struct StatsBound {
+  std::vector<double> mean_error, var_error;  // [C]
+  Tensor y;                                   // like x
+};
+StatsBound batch_norm_stats_bound(const Tensor& x64, DType dtype) {
+  const std::vector<double> x = x64.to_vector<double>();
+  const int64_t batch = x64.size(0), channels = x64.size(1), inner = x64.numel() / (batch * channels);
+  const int64_t count = batch * inner;
+  const double u = test::unit_roundoff(kFloat32), g = test::gamma(count + 1, kFloat32);
+  StatsBound out{std::vector<double>(static_cast<size_t>(channels)), std::vector<double>(static_cast<size_t>(channels)),
+                 Tensor()};
+  std::vector<double> y_bound(x.size());
+  for (int64_t c = 0; c < channels; ++c) {
+    std::vector<size_t> at;
+    for (int64_t n = 0; n < batch; ++n)
+      for (int64_t i = 0; i < inner; ++i) at.push_back(static_cast<size_t>((n * channels + c) * inner + i));
+    double mu = 0, var = 0, spread = 0;
+    for (size_t i : at) mu += x[i] / static_cast<double>(count);
+    for (size_t i : at) var += (x[i] - mu) * (x[i] - mu) / static_cast<double>(count);
+    for (size_t i : at) spread = std::max(spread, std::fabs(x[i] - mu));
+    const double mean_error = g * 2 * spread + u * std::fabs(mu);
+    const double var_error = g * (var + spread * spread + 2 * spread * 2 * spread);
+    const double invstd = 1 / std::sqrt(var + kEps), invstd_error = var_error / (2 * (var + kEps)) + u;
+    for (size_t i : at) {
+      const double xhat = (x[i] - mu) * invstd;
+      const double apply_error = 4 * u * invstd * (std::fabs(x[i]) + std::fabs(mu));
+      y_bound[i] = std::fabs(xhat) * invstd_error + invstd * mean_error + apply_error +
+                   test::unit_roundoff(dtype) * std::fabs(xhat) + test::underflow_error(dtype);
+    }
+    out.mean_error[static_cast<size_t>(c)] = mean_error;
+    out.var_error[static_cast<size_t>(c)] = var_error;
+  }
+  out.y = from_vector<double>(y_bound, x64.shape(), TensorOptions(kFloat64));
+  return out;
+}
 
 }  // namespace
 
@@ -35,30 +103,33 @@ TEST_CASE("batch_norm training normalises with the batch mean and biased varianc
   const Tensor w = from_vector<float>({2.0f, 0.5f}, {2});
   const Tensor b = from_vector<float>({1.0f, -1.0f}, {2});
   const Tensor y = batch_norm(first_batch(), w, b, Tensor(), Tensor(), /*training=*/true);
-  // channel 0: mean 2.5, biased var 1.25; channel 1: mean 5, biased var 5
-  const double m0 = 2.5, v0 = 1.25, m1 = 5, v1 = 5;
-  expect_values(y,
-                {normalised(1, m0, v0, 2, 1), normalised(2, m0, v0, 2, 1), normalised(2, m1, v1, 0.5, -1),
-                 normalised(4, m1, v1, 0.5, -1), normalised(3, m0, v0, 2, 1), normalised(4, m0, v0, 2, 1),
-                 normalised(6, m1, v1, 0.5, -1), normalised(8, m1, v1, 0.5, -1)},
-                1e-6, "batch_norm train");
+  // channel 0: mean 2.5, biased var 1.25; channel 1: mean 5, biased var 5. These statistics are
+  // exact (the shifted sums are small integers); invstd rounds to f32 once, then the apply's
+  // scale, shift, product and sum: 5 roundings (the double arithmetic is far inside gamma's slack).
+  const Normalised want = normalise_first_batch({{2.5, 1.25, 2, 1}, {5, 5, 0.5, -1}}, 5);
+  test::expect_within(y, want.y, want.bound, "batch_norm train");
   // without affine parameters: plain standardisation
   const Tensor z = batch_norm(first_batch(), Tensor(), Tensor(), Tensor(), Tensor(), true);
-  expect_values(mean(z.reshape({2, 2, 2}).transpose(0, 1).reshape({2, 4}), 1), {0, 0}, 1e-6, "batch_norm mean 0");
+  test::expect_within(mean(z.reshape({2, 2, 2}).transpose(0, 1).reshape({2, 4}), 1), zeros({2}, kFloat64),
+                      test::batch_norm_mean_bound(first_batch()), "batch_norm mean 0");
 }
 
 TEST_CASE("batch_norm running statistics follow momentum 0.1 with the unbiased variance", "[batchnorm]") {
   const Tensor running_mean = zeros({2}), running_var = ones({2});
   batch_norm(first_batch(), Tensor(), Tensor(), running_mean, running_var, true, 0.1);
+  // The batch statistics are exact here; each step's update runs in double and rounds to the f32
+  // buffer once, the first rounding carried into the second step at weight 0.9 (below the second
+  // result here): 2 roundings, the double arithmetic far inside the tolerance's slack.
+  const double tol = 2 * test::unit_roundoff(kFloat32);
   // step 1: mean (2.5, 5); unbiased var (5/3, 20/3)
   const double rm0 = 0.1 * 2.5, rm1 = 0.1 * 5, rv0 = 0.9 + 0.1 * 5.0 / 3, rv1 = 0.9 + 0.1 * 20.0 / 3;
-  expect_values(running_mean, {rm0, rm1}, 1e-6, "running_mean after 1 step");
-  expect_values(running_var, {rv0, rv1}, 1e-6, "running_var after 1 step");
+  expect_values(running_mean, {rm0, rm1}, tol, "running_mean after 1 step");
+  expect_values(running_var, {rv0, rv1}, tol, "running_var after 1 step");
   batch_norm(second_batch(), Tensor(), Tensor(), running_mean, running_var, true, 0.1);
   // step 2: channel 0 {0, 0, 2, 6}: mean 2, unbiased var (4+4+0+16)/3 = 8;
   //         channel 1 {-1, 1, -1, 1}: mean 0, unbiased var 4/3
-  expect_values(running_mean, {0.9 * rm0 + 0.1 * 2, 0.9 * rm1}, 1e-6, "running_mean after 2 steps");
-  expect_values(running_var, {0.9 * rv0 + 0.1 * 8, 0.9 * rv1 + 0.1 * 4.0 / 3}, 1e-6, "running_var after 2 steps");
+  expect_values(running_mean, {0.9 * rm0 + 0.1 * 2, 0.9 * rm1}, tol, "running_mean after 2 steps");
+  expect_values(running_var, {0.9 * rv0 + 0.1 * 8, 0.9 * rv1 + 0.1 * 4.0 / 3}, tol, "running_var after 2 steps");
   CHECK(running_mean.dtype() == kFloat32);
 }
 
@@ -87,11 +158,10 @@ TEST_CASE("batch_norm eval uses the running statistics and leaves them alone", "
   const Tensor w = from_vector<float>({2.0f, 0.5f}, {2});
   const Tensor b = from_vector<float>({1.0f, -1.0f}, {2});
   const Tensor y = batch_norm(first_batch(), w, b, running_mean, running_var, /*training=*/false);
-  expect_values(y,
-                {normalised(1, 1, 4, 2, 1), normalised(2, 1, 4, 2, 1), normalised(2, -2, 0.25, 0.5, -1),
-                 normalised(4, -2, 0.25, 0.5, -1), normalised(3, 1, 4, 2, 1), normalised(4, 1, 4, 2, 1),
-                 normalised(6, -2, 0.25, 0.5, -1), normalised(8, -2, 0.25, 0.5, -1)},
-                1e-6, "batch_norm eval");
+  // invstd = 1 / sqrt(running_var + eps) in f32: eps's rounding (of a term below var + eps), the
+  // add, sqrt and the division; then the apply's scale, shift, product and sum: 8 roundings.
+  const Normalised want = normalise_first_batch({{1, 4, 2, 1}, {-2, 0.25, 0.5, -1}}, 8);
+  test::expect_within(y, want.y, want.bound, "batch_norm eval");
   expect_values(running_mean, {1, -2}, 0, "running_mean unchanged in eval");
   expect_values(running_var, {4, 0.25}, 0, "running_var unchanged in eval");
 }
@@ -125,9 +195,18 @@ TEST_CASE("batch_norm keeps fp32 statistics for f16 input", "[batchnorm][f16]") 
   const Tensor x64 = x16.to(kFloat64);
   const Tensor rm64 = zeros({3}, kFloat64), rv64 = ones({3}, kFloat64);
   const Tensor y64 = batch_norm(x64, Tensor(), Tensor(), rm64, rv64, true);
-  test::expect_close(y16, y64, 4e-3, "batch_norm f16 vs f64");  // one f16 rounding of O(1) outputs
-  test::expect_close(running_mean, rm64, 1e-6, "running_mean f16 input");
-  test::expect_close(running_var, rv64, 1e-5, "running_var f16 input");
+  const StatsBound bound = batch_norm_stats_bound(x64, kFloat16);
+  test::expect_within(y16, y64, bound.y, "batch_norm f16 vs f64");
+  // running = 0.9 running + 0.1 stat (the variance unbiased by M / (M - 1)), in double, rounded to
+  // f32: 0.1 of the statistic's error and one rounding of the result
+  const double m = 4 * 5 * 5, u = test::unit_roundoff(kFloat32);
+  std::vector<double> mean_bound, var_bound;
+  for (size_t c = 0; c < 3; ++c) {
+    mean_bound.push_back(0.1 * bound.mean_error[c] + u * std::fabs(rm64.to_vector<double>()[c]));
+    var_bound.push_back(0.1 * m / (m - 1) * bound.var_error[c] + u * std::fabs(rv64.to_vector<double>()[c]));
+  }
+  test::expect_within(running_mean, rm64.to_vector<double>(), mean_bound, "running_mean f16 input");
+  test::expect_within(running_var, rv64.to_vector<double>(), var_bound, "running_var f16 input");
 }
 
 TEST_CASE("batch_norm does not update running statistics while recomputing", "[batchnorm]") {

@@ -12,6 +12,7 @@
 #include "kernels/pool_math.h"
 #include "kernels/softmax_math.h"
 #include "memory/memory.h"
+#include "tests/support/error_bound.h"
 #include "tests/support/op_contract.h"
 
 using namespace ember;
@@ -180,9 +181,12 @@ TEST_CASE("max_pool2d overlapping windows add their gradients in a fixed order",
   const Tensor dy = randn({3, 4, 9, 9});
   const Tensor first = kernels::max_pool2d_backward(dy, x, args);
   for (int run = 0; run < 3; ++run) expect_close(kernels::max_pool2d_backward(dy, x, args), first, 0, "rerun");
-  // and it equals the f64 sum of the same dy values, up to f32 rounding of a few adds
-  expect_close(first, kernels::max_pool2d_backward(dy.to(kFloat64), x.to(kFloat64), args), 1e-6,
-               "max_pool2d overlapping backward f32 vs f64");
+  // and it equals the f64 sum of the same dy values, up to f32 rounding: an element is the maximum
+  // of at most 9 windows, so it sums at most 9 of them (their magnitude: the same routing of |dy|)
+  const Tensor dy64 = dy.to(kFloat64), x64 = x.to(kFloat64);
+  test::expect_within(first, kernels::max_pool2d_backward(dy64, x64, args),
+                      test::sum_error_bound(9, kFloat32, kernels::max_pool2d_backward(abs(dy64), x64, args)),
+                      "max_pool2d overlapping backward f32 vs f64");
 }
 
 TEST_CASE("max_pool2d sends each gradient to its window's maximum", "[pool]") {
@@ -199,22 +203,25 @@ TEST_CASE("max_pool2d propagates NaN like PyTorch", "[pool]") {
 }
 
 TEST_CASE("avg_pool2d matches hand-computed windows, padding counted", "[pool]") {
+  // The window sums are small integers (exact); dividing by 4 is exact, by 9 one rounding.
   const Tensor x = plane4x4();
-  expect_values(avg_pool2d(x, 2), {13.0 / 4, 17.0 / 4, 23.0 / 4, 19.0 / 4}, 1e-7, "avg_pool2d 2x2");
+  expect_values(avg_pool2d(x, 2), {13.0 / 4, 17.0 / 4, 23.0 / 4, 19.0 / 4}, 0, "avg_pool2d 2x2");
   expect_values(avg_pool2d(x, 2, 1),
-                {13.0 / 4, 19.0 / 4, 17.0 / 4, 22.0 / 4, 20.0 / 4, 12.0 / 4, 23.0 / 4, 29.0 / 4, 19.0 / 4}, 1e-7,
+                {13.0 / 4, 19.0 / 4, 17.0 / 4, 22.0 / 4, 20.0 / 4, 12.0 / 4, 23.0 / 4, 29.0 / 4, 19.0 / 4}, 0,
                 "avg_pool2d k2 s1");
   // kernel 3, stride 2, padding 1: windows rows/cols {-1..1} and {1..3}; the divisor is 9 everywhere
   // (count_include_pad): top-left sums x[0..1][0..1] = 13, top-right x[0..1][1..3] = 26,
   // bottom-left x[1..3][0..1] = 30, bottom-right x[1..3][1..3] = 58.
-  expect_values(avg_pool2d(x, 3, 2, 1), {13.0 / 9, 26.0 / 9, 30.0 / 9, 58.0 / 9}, 1e-7, "avg_pool2d padded");
+  expect_values(avg_pool2d(x, 3, 2, 1), {13.0 / 9, 26.0 / 9, 30.0 / 9, 58.0 / 9}, test::unit_roundoff(kFloat32),
+                "avg_pool2d padded");
 }
 
 TEST_CASE("avg_pool2d backward spreads each gradient over its window", "[pool]") {
   const Tensor x = plane4x4().requires_grad_();
   avg_pool2d(x, 3, 2, 1).backward(from_vector<float>({9, 18, 27, 36}, {1, 1, 2, 2}));
-  // each output gives grad/9 to the real cells of its window; row/col 1 belongs to two windows
-  expect_values(x.grad(), {1, 3, 2, 2, 4, 10, 6, 6, 3, 7, 4, 4, 3, 7, 4, 4}, 1e-6, "avg_pool2d backward");
+  // each output gives grad/9 to the real cells of its window; row/col 1 belongs to two windows.
+  // Exact: 9/9, 18/9, 27/9, 36/9 are whole numbers, and so are their sums.
+  expect_values(x.grad(), {1, 3, 2, 2, 4, 10, 6, 6, 3, 7, 4, 4, 3, 7, 4, 4}, 0, "avg_pool2d backward");
 }
 
 TEST_CASE("pooling gradients pass gradcheck", "[pool][gradcheck]") {
@@ -232,10 +239,12 @@ TEST_CASE("global_avg_pool2d is the mean of each plane", "[pool]") {
   const Tensor x = plane4x4();
   const Tensor y = global_avg_pool2d(x);
   CHECK(y.shape() == Shape{1, 1, 1, 1});
-  expect_values(y, {72.0 / 16}, 1e-7, "global_avg_pool2d");
+  expect_values(y, {72.0 / 16}, 0, "global_avg_pool2d");  // a sum of small integers over 16: exact
+  // Two means of 42 values, each a sum of 42 and a division: within gamma(2 * 43) of the mean of |r|.
   const Tensor r = randn({3, 5, 7, 6});
-  test::expect_close(global_avg_pool2d(r).reshape({3, 5}), mean(r.reshape({3, 5, 42}), 2), 1e-6,
-                     "global_avg_pool2d vs mean");
+  test::expect_within(global_avg_pool2d(r).reshape({3, 5}), mean(r.reshape({3, 5, 42}), 2),
+                      test::sum_error_bound(2 * 43, kFloat32, mean(abs(r.to(kFloat64)).reshape({3, 5, 42}), 2)),
+                      "global_avg_pool2d vs mean");
 }
 
 TEST_CASE("pooling keeps f16 storage", "[pool][f16]") {
@@ -252,15 +261,22 @@ TEST_CASE("pooling keeps f16 storage", "[pool][f16]") {
   CHECK(dx16.dtype() == kFloat16);
   test::expect_close(dx16, kernels::max_pool2d_backward(dy16.to(kFloat32), x16.to(kFloat32), k2), 0,
                      "max_pool2d_backward f16 (one dy per element)");
-  // overlapping windows: each add is rounded to f16 (the scatter stores into dx), so a sum of up
-  // to 9 values is within a few f16 half-ulps of the f32 sum
+  // overlapping windows: each add is rounded to f16 (the scatter stores into dx: a sum kept in
+  // f16 by design), so a sum of up to 9 values makes 8 f16 roundings, each possibly subnormal,
+  // where the f32 side makes 8 f32 ones; both relative to the sum of |dy| routed the same way
   const kernels::Pool2dArgs k3{3, 1, 1};
   const Tensor dy_overlap = randn({2, 3, 6, 6}).to(kFloat16);
-  test::expect_close(kernels::max_pool2d_backward(dy_overlap, x16, k3),
-                     kernels::max_pool2d_backward(dy_overlap.to(kFloat32), x16.to(kFloat32), k3), 5e-3,
-                     "max_pool2d_backward f16 overlapping");
-  // the mean of 4 f16 values in f32, rounded once to f16: 2^-11 relative
-  test::expect_close(avg_pool2d(x16, 2), avg_pool2d(x16.to(kFloat32), 2), 1e-3, "avg_pool2d f16");
+  std::vector<double> overlap_bound =
+      kernels::max_pool2d_backward(abs(dy_overlap.to(kFloat64)), x16.to(kFloat64), k3).to_vector<double>();
+  for (double& b : overlap_bound)
+    b = (test::gamma(8, kFloat16) + test::gamma(8, kFloat32)) * b + 8 * test::underflow_error(kFloat16);
+  test::expect_within(kernels::max_pool2d_backward(dy_overlap, x16, k3),
+                      kernels::max_pool2d_backward(dy_overlap.to(kFloat32), x16.to(kFloat32), k3).to_vector<double>(),
+                      overlap_bound, "max_pool2d_backward f16 overlapping");
+  // the mean of 4 f16 values in f32 on both sides (a sum of 4 and an exact division by 4), rounded
+  // once to f16 on one
+  test::expect_within(avg_pool2d(x16, 2), avg_pool2d(x16.to(kFloat32), 2),
+                      test::sum_error_bound(2 * 4, kFloat16, avg_pool2d(abs(x16.to(kFloat64)), 2)), "avg_pool2d f16");
 }
 
 TEST_CASE("pooling errors name the op and the shapes", "[pool][errors]") {

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "kernels/ops.h"
+#include "tests/support/error_bound.h"
 #include "tests/support/op_contract.h"
 
 using namespace ember;
@@ -28,6 +29,14 @@ std::vector<double> reference_softmax_middle(const Tensor& x, bool log) {
   return out;
 }
 
+// softmax or log_softmax of a row of n in the compute precision (kernels/softmax_math.h): the
+// row's sum of n exponentials, and 9 roundings besides: the summands' exp and the numerator's
+// (2 ulps each, 4 units: glibc's and CUDA's expf), then the division, or the log (4 units) and
+// the subtractions. Each is of a term no bigger than 1 + |y|: softmax's terms are positive, and
+// log_softmax's log of the row's sum (>= 1, its error the sum's relative one) is at most |y|.
+// `stored`: the output's rounding to f16.
+test::ErrorModel softmax_error(int64_t n, int64_t stored = 0) { return {n, 9, stored}; }
+
 Tensor one_hot(const std::vector<int64_t>& labels, int64_t classes) {
   std::vector<double> v(labels.size() * static_cast<size_t>(classes), 0.0);
   for (size_t n = 0; n < labels.size(); ++n) v[n * static_cast<size_t>(classes) + static_cast<size_t>(labels[n])] = 1;
@@ -39,17 +48,18 @@ Tensor one_hot(const std::vector<int64_t>& labels, int64_t classes) {
 TEST_CASE("softmax and log_softmax match hand-computed values along dim 0 and 1", "[softmax]") {
   Tensor x = from_vector<float>({1, 2, 3, 1, 1, 1}, {2, 3});
   const double e1 = std::exp(1.0), e2 = std::exp(2.0), e3 = std::exp(3.0), s = e1 + e2 + e3;
-  expect_values(softmax(x, 1), {e1 / s, e2 / s, e3 / s, 1 / 3.0, 1 / 3.0, 1 / 3.0}, 1e-6, "softmax dim 1");
-  expect_values(softmax(x, -1), {e1 / s, e2 / s, e3 / s, 1 / 3.0, 1 / 3.0, 1 / 3.0}, 1e-6, "softmax dim -1");
+  const double rows_tol = softmax_error(3).tolerance(kFloat32), columns_tol = softmax_error(2).tolerance(kFloat32);
+  expect_values(softmax(x, 1), {e1 / s, e2 / s, e3 / s, 1 / 3.0, 1 / 3.0, 1 / 3.0}, rows_tol, "softmax dim 1");
+  expect_values(softmax(x, -1), {e1 / s, e2 / s, e3 / s, 1 / 3.0, 1 / 3.0, 1 / 3.0}, rows_tol, "softmax dim -1");
   expect_values(log_softmax(x, 1), {1 - std::log(s), 2 - std::log(s), 3 - std::log(s), -std::log(3.0),
                                     -std::log(3.0), -std::log(3.0)},
-                1e-6, "log_softmax dim 1");
+                rows_tol, "log_softmax dim 1");
   // Columns: [1, 1] -> 1/2 each; [2, 1] and [3, 1] -> sigmoid(1), sigmoid(2).
   const double p1 = 1 / (1 + std::exp(-1.0)), p2 = 1 / (1 + std::exp(-2.0));
-  expect_values(softmax(x, 0), {0.5, p1, p2, 0.5, 1 - p1, 1 - p2}, 1e-6, "softmax dim 0");
+  expect_values(softmax(x, 0), {0.5, p1, p2, 0.5, 1 - p1, 1 - p2}, columns_tol, "softmax dim 0");
   expect_values(log_softmax(x, -2), {std::log(0.5), std::log(p1), std::log(p2), std::log(0.5), std::log(1 - p1),
                                      std::log(1 - p2)},
-                1e-6, "log_softmax dim -2");
+                columns_tol, "log_softmax dim -2");
   CHECK(softmax(x, 0).shape() == Shape{2, 3});
   CHECK(softmax(x, 0).dtype() == DType::f32);
 }
@@ -59,15 +69,20 @@ TEST_CASE("softmax along the middle dim of a 3-D input", "[softmax]") {
   expect_values(softmax(x, 1), reference_softmax_middle(x, false), 1e-14, "softmax middle f64");
   expect_values(log_softmax(x, 1), reference_softmax_middle(x, true), 1e-14, "log_softmax middle f64");
   Tensor x32 = x.to(kFloat32);
-  expect_values(softmax(x32, 1), reference_softmax_middle(x32, false), 1e-6, "softmax middle f32");  // fp32 math
-  expect_values(sum(softmax(x32, 1), 1), std::vector<double>(21, 1.0), 1e-6, "rows sum to 1");
+  expect_values(softmax(x32, 1), reference_softmax_middle(x32, false), softmax_error(5).tolerance(kFloat32),
+                "softmax middle f32");
+  // softmax's rows, then the check's own sum of 5 (its terms are softmax's, its result 1)
+  expect_values(sum(softmax(x32, 1), 1), std::vector<double>(21, 1.0), test::ErrorModel{5 + 5, 9, 0}.tolerance(kFloat32),
+                "rows sum to 1");
 }
 
 TEST_CASE("softmax is stable for huge logits", "[softmax]") {
+  // Exact: the exponentials are exp(0) = 1 and exp(-1000 or less) = 0, the row sums 1 and 2.
   Tensor x = from_vector<float>({1000, 0, -1000, 1000, 1000, -1000}, {2, 3});
-  expect_values(softmax(x, 1), {1, 0, 0, 0.5, 0.5, 0}, 1e-7, "softmax +-1000");
-  expect_values(log_softmax(x, 1), {0, -1000, -2000, -std::log(2.0), -std::log(2.0), -2000 - std::log(2.0)}, 1e-7,
-                "log_softmax +-1000");
+  expect_values(softmax(x, 1), {1, 0, 0, 0.5, 0.5, 0}, 0, "softmax +-1000");
+  // log(1) = 0 is exact; log(2) is 4 units of itself, and -2000 - log(2) one rounding more.
+  expect_values(log_softmax(x, 1), {0, -1000, -2000, -std::log(2.0), -std::log(2.0), -2000 - std::log(2.0)},
+                test::ErrorModel{0, 5, 0}.tolerance(kFloat32), "log_softmax +-1000");
   // -inf logits get probability 0 and do not poison the row.
   Tensor with_inf = from_vector<float>({-INFINITY, 0, -INFINITY}, {3});
   expect_values(softmax(with_inf, 0), {0, 1, 0}, 0, "softmax with -inf");
@@ -78,8 +93,10 @@ TEST_CASE("softmax: f16, 0-d, one-element and empty inputs", "[softmax][f16]") {
   const double e1 = std::exp(1.0), e2 = std::exp(2.0), e3 = std::exp(3.0), s = e1 + e2 + e3;
   Tensor p = softmax(h, 0);
   CHECK(p.dtype() == DType::f16);
-  expect_values(p, {e1 / s, e2 / s, e3 / s}, 1e-3, "f16 softmax");  // f16 output: 2^-11 relative rounding
-  expect_values(log_softmax(h, 0), {1 - std::log(s), 2 - std::log(s), 3 - std::log(s)}, 1e-3, "f16 log_softmax");
+  // fp32 math on f16-exact inputs, then the output's rounding to f16
+  expect_values(p, {e1 / s, e2 / s, e3 / s}, softmax_error(3, 1).tolerance(kFloat16), "f16 softmax");
+  expect_values(log_softmax(h, 0), {1 - std::log(s), 2 - std::log(s), 3 - std::log(s)},
+                softmax_error(3, 1).tolerance(kFloat16), "f16 log_softmax");
   expect_values(softmax(scalar_tensor(5.0), 0), {1}, 0, "softmax 0-d");
   expect_values(log_softmax(full({1, 1}, -7.0), 1), {0}, 0, "log_softmax one element");
   CHECK(softmax(zeros({0, 3}), 1).shape() == Shape{0, 3});
@@ -104,28 +121,38 @@ TEST_CASE("cross_entropy matches hand-computed values", "[softmax]") {
   Tensor labels = from_vector<int64_t>({2, 0}, {2});
   const double lse = std::log(std::exp(1.0) + std::exp(2.0) + std::exp(3.0));
   const double expected = ((lse - 3) + std::log(3.0)) / 2;
+  // Each sample's log-probability as log_softmax's (magnitude 1 + |lp|), their mean and its rounding
+  // (2 more): the mean of 1 + |lp| is 1 + the loss, as the tolerance takes it.
+  const test::ErrorModel loss_error{3, 9 + 2, 0};
   Tensor loss = cross_entropy(logits, labels);
   CHECK(loss.shape() == Shape{});
   CHECK(loss.dtype() == DType::f32);
-  expect_values(loss, {expected}, 1e-6, "cross_entropy f32");
-  expect_values(cross_entropy(logits.to(kFloat64), labels), {expected}, 1e-7, "cross_entropy f64 (f32 loss)");
+  expect_values(loss, {expected}, loss_error.tolerance(kFloat32), "cross_entropy f32");
+  // f64 logits give an f64 loss; the reference's std::exp and std::log round as often again.
+  Tensor loss64 = cross_entropy(logits.to(kFloat64), labels);
+  CHECK(loss64.dtype() == DType::f64);
+  expect_values(loss64, {expected}, test::ErrorModel{2 * 3, 2 * 11, 0}.tolerance(kFloat64), "cross_entropy f64");
   Tensor loss_h = cross_entropy(logits.to(kFloat16), labels);
   CHECK(loss_h.dtype() == DType::f32);
-  expect_values(loss_h, {expected}, 1e-6, "cross_entropy f16");  // logits are f16-exact; the loss is fp32 math
+  // the logits are f16-exact and the loss is fp32 math
+  expect_values(loss_h, {expected}, loss_error.tolerance(kFloat32), "cross_entropy f16");
   Tensor log_probs;
   kernels::cross_entropy(logits.to(kFloat16), labels, &log_probs);
   CHECK(log_probs.dtype() == DType::f16);
-  expect_close(log_probs, log_softmax(logits, 1), 1e-3, "cross_entropy log_probs f16");
+  // both sides are log_softmax in fp32; the f16 one is rounded to f16 once more
+  expect_close(log_probs, log_softmax(logits, 1), test::ErrorModel{2 * 3, 2 * 9, 1}.tolerance(kFloat16),
+               "cross_entropy log_probs f16");
 }
 
 TEST_CASE("cross_entropy is finite for logits of +-1000", "[softmax]") {
   // Sample 0 is certain and right (loss 0); sample 1 is certain and wrong (loss 2000): mean 1000.
+  // Exact: the log-probabilities are 0 and -2000 (exp(-2000) = 0, log(1) = 0), their exps 1 and 0.
   Tensor logits = from_vector<float>({1000, -1000, -1000, 1000}, {2, 2}).requires_grad_();
   Tensor labels = from_vector<int64_t>({0, 0}, {2});
   Tensor loss = cross_entropy(logits, labels);
-  expect_values(loss, {1000}, 1e-7, "cross_entropy +-1000");
+  expect_values(loss, {1000}, 0, "cross_entropy +-1000");
   loss.backward();
-  expect_values(logits.grad(), {0, 0, -0.5, 0.5}, 1e-7, "cross_entropy +-1000 grad");
+  expect_values(logits.grad(), {0, 0, -0.5, 0.5}, 0, "cross_entropy +-1000 grad");
 }
 
 TEST_CASE("cross_entropy gradient: gradcheck and the f64 composite", "[softmax][gradcheck]") {
@@ -150,7 +177,16 @@ TEST_CASE("cross_entropy gradient: gradcheck and the f64 composite", "[softmax][
   Tensor h = logits.to(kFloat16).requires_grad_();
   cross_entropy(h, labels).backward();
   CHECK(h.grad().dtype() == DType::f16);
-  expect_close(h.grad(), a.grad(), 2e-3, "cross_entropy f16 grad");  // f16 logits and output: ~1e-3 relative
+  // Against f64 on the same f16 logits. dlogit = (exp(lp) - onehot) / N from the f16 log-probs:
+  // lp's fp32 error (softmax_error, 1 + |lp|) and its f16 rounding (u |lp|) are relative errors of
+  // p = exp(lp); exp, the subtraction, 1/N and the product are 4 fp32 roundings more, the output's
+  // f16 rounding one more: 2 f16 roundings of |dlogit| + p (1 + |lp|) / N cover them all.
+  Tensor h64 = h.detach().to(kFloat64).requires_grad_();
+  cross_entropy(h64, labels).backward();
+  const Tensor x64 = h64.detach();
+  const Tensor magnitude = abs(h64.grad()) + softmax(x64, 1) * (abs(log_softmax(x64, 1)) + 1.0) / 5.0;
+  test::expect_within(h.grad(), h64.grad(), test::ErrorModel{7, 9 + 4, 2}.bound(kFloat16, magnitude),
+                      "cross_entropy f16 grad");
 }
 
 TEST_CASE("cross_entropy rejects bad labels and shapes, naming them", "[softmax][errors]") {
@@ -194,7 +230,10 @@ TEST_CASE("softmax CPU perf sanity (timings printed, not asserted)", "[softmax][
   const double t_ce = time_ms([&] { loss = cross_entropy(x, labels); });
   std::cout << "[softmax perf] 4096x1000 f32: softmax dim 1 " << t_last << " ms, dim 0 " << t_first
             << " ms, cross_entropy " << t_ce << " ms\n";
-  expect_values(sum(p, 1), std::vector<double>(4096, 1.0), 1e-5, "perf rows sum to 1");  // 1000 fp32 terms
-  expect_values(sum(p0, 0), std::vector<double>(1000, 1.0), 1e-5, "perf columns sum to 1");
+  // softmax's rows of 1000 and of 4096, then the check's own sum as long (its terms softmax's, its result 1)
+  expect_values(sum(p, 1), std::vector<double>(4096, 1.0), test::ErrorModel{2 * 1000, 9, 0}.tolerance(kFloat32),
+                "perf rows sum to 1");
+  expect_values(sum(p0, 0), std::vector<double>(1000, 1.0), test::ErrorModel{2 * 4096, 9, 0}.tolerance(kFloat32),
+                "perf columns sum to 1");
   CHECK(std::isfinite(loss.item<float>()));
 }

@@ -8,15 +8,19 @@
 #include "optim/lr_schedule.h"
 #include "optim/param_group.h"
 #include "optim/sgd.h"
+#include "tests/support/error_bound.h"
 #include "tests/support/op_contract.h"
 
 using namespace ember;
 using test::expect_error_contains;
+using test::expect_values;
 
 namespace {
 
-// f32 values near 1: a few ulps.
-constexpr double kTol = 1e-6;
+// One f32 step's roundings (tests/support/error_bound.h), each of a term below 1 + |p|: every
+// gradient is 1 and every update at most lr (1 + wd p) <= 0.2.
+const double kSgdTol = test::ErrorModel{0, test::kSgdStepRoundings, 0}.tolerance(kFloat32);
+const double kAdamTol = test::ErrorModel{0, test::kAdamStepRoundings, 0}.tolerance(kFloat32);
 
 // Group 0: a = (1, 2) with lr 0.1 and weight decay 0.5 of its own; group 1: b = (3) with
 // lr 0.01 of its own and the options' weight decay. Every gradient is 1.
@@ -42,8 +46,8 @@ TEST_CASE("SGD: each group steps with its own lr and weight decay", "[optim][par
   t.set_grads();
   sgd.step();
   // p -= lr * (g + wd * p)
-  CHECK_THAT(t.a.to_vector<double>(), Catch::Matchers::Approx(std::vector<double>{1 - 0.1 * 1.5, 2 - 0.1 * 2.0}).margin(kTol));
-  CHECK(t.b.to_vector<double>()[0] == Approx(3 - 0.01 * (1 + 0.2 * 3)).margin(kTol));
+  expect_values(t.a, {1 - 0.1 * 1.5, 2 - 0.1 * 2.0}, kSgdTol, "sgd group 0");
+  expect_values(t.b, {3 - 0.01 * (1 + 0.2 * 3)}, kSgdTol, "sgd group 1");
 }
 
 TEST_CASE("Adam and AdamW: each group's lr and weight decay, AdamW's default 0.01", "[optim][param_groups][adam]") {
@@ -56,8 +60,8 @@ TEST_CASE("Adam and AdamW: each group's lr and weight decay, AdamW's default 0.0
     t.set_grads();
     adam.step();
     // group 0, L2: g + wd * p = (1.5, 2) > 0, so each moves by lr
-    CHECK_THAT(t.a.to_vector<double>(), Catch::Matchers::Approx(std::vector<double>{1 - 0.1 * step, 2 - 0.1 * step}).margin(kTol));
-    CHECK(t.b.to_vector<double>()[0] == Approx(3 - 0.01 * step).margin(kTol));
+    expect_values(t.a, {1 - 0.1 * step, 2 - 0.1 * step}, kAdamTol, "adam group 0");
+    expect_values(t.b, {3 - 0.01 * step}, kAdamTol, "adam group 1");
   }
   {
     TwoGroups t;
@@ -67,9 +71,8 @@ TEST_CASE("Adam and AdamW: each group's lr and weight decay, AdamW's default 0.0
     t.set_grads();
     adamw.step();
     // decoupled: p *= 1 - lr * wd, then the Adam step
-    CHECK_THAT(t.a.to_vector<double>(),
-               Catch::Matchers::Approx(std::vector<double>{1 * 0.95 - 0.1 * step, 2 * 0.95 - 0.1 * step}).margin(kTol));
-    CHECK(t.b.to_vector<double>()[0] == Approx(3 * (1 - 0.01 * 0.01) - 0.01 * step).margin(kTol));
+    expect_values(t.a, {1 * 0.95 - 0.1 * step, 2 * 0.95 - 0.1 * step}, kAdamTol, "adamw group 0");
+    expect_values(t.b, {3 * (1 - 0.01 * 0.01) - 0.01 * step}, kAdamTol, "adamw group 1");
   }
 }
 

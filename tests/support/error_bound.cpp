@@ -43,6 +43,12 @@ double ErrorModel::bound(DType dtype, double magnitude) const {
          roundings * underflow_error(dtype);
 }
 
+Tensor ErrorModel::bound(DType dtype, const Tensor& magnitude) const {
+  std::vector<double> m = magnitude.to_vector<double>();
+  for (double& v : m) v = bound(dtype, v);
+  return from_vector<double>(m, magnitude.shape(), TensorOptions(DType::f64));
+}
+
 std::vector<double> sum_error_bound(int64_t terms, DType dtype, const std::vector<double>& magnitude) {
   const DType acc = accumulation_dtype(dtype);
   const bool narrower = acc != dtype;
@@ -56,6 +62,33 @@ std::vector<double> sum_error_bound(int64_t terms, DType dtype, const std::vecto
 Tensor sum_error_bound(int64_t terms, DType dtype, const Tensor& magnitude) {
   return from_vector<double>(sum_error_bound(terms, dtype, magnitude.to_vector<double>()), magnitude.shape(),
                              TensorOptions(DType::f64));
+}
+
+Tensor batch_norm_mean_bound(const Tensor& x, double eps) {
+  EMBER_CHECK(x.dim() >= 2, "batch_norm_mean_bound: expected x [N, C, ...], got " << x.shape());
+  const std::vector<double> v = x.to_vector<double>();
+  const int64_t batch = x.size(0), channels = x.size(1), inner = x.numel() / std::max<int64_t>(1, batch * channels);
+  const int64_t count = batch * inner;
+  std::vector<double> bound(static_cast<size_t>(channels));
+  for (int64_t c = 0; c < channels; ++c) {
+    double mean = 0, mean_abs = 0, max_abs = 0;
+    for (int64_t n = 0; n < batch; ++n)
+      for (int64_t i = 0; i < inner; ++i) {
+        const double value = v[static_cast<size_t>((n * channels + c) * inner + i)];
+        mean += value / static_cast<double>(count);
+        mean_abs += std::fabs(value) / static_cast<double>(count);
+        max_abs = std::max(max_abs, std::fabs(value));
+      }
+    double var = 0;
+    for (int64_t n = 0; n < batch; ++n)
+      for (int64_t i = 0; i < inner; ++i) {
+        const double value = v[static_cast<size_t>((n * channels + c) * inner + i)];
+        var += (value - mean) * (value - mean) / static_cast<double>(count);
+      }
+    const double magnitude = (mean_abs + max_abs) / std::sqrt(var + eps);
+    bound[static_cast<size_t>(c)] = ErrorModel{2 * count, 8, 2}.bound(x.dtype(), magnitude);
+  }
+  return from_vector<double>(bound, Shape{channels}, TensorOptions(DType::f64));
 }
 
 Tensor elementwise_max(const Tensor& a, const Tensor& b) {

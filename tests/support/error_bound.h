@@ -55,7 +55,23 @@ struct ErrorModel {
   int64_t computed = 0;
   int64_t stored = 0;
   double bound(DType dtype, double magnitude) const;
+  // The same, element by element, for a tensor of magnitudes (fp64 result).
+  Tensor bound(DType dtype, const Tensor& magnitude) const;
+  // The bound as a tolerance for expect_values and expect_close, which allow tol * (1 + |expected|):
+  // right where every rounding is of a term no bigger than 1 + |expected| (hand-computed values of
+  // a few operations, results that do not cancel, O(1) data), as bound(dtype, 1 + |expected|) is.
+  double tolerance(DType dtype) const { return bound(dtype, 1.0); }
 };
+
+// Roundings of one optimizer step on one element in its compute precision (kernels/functors.h),
+// for ErrorModel::computed. SGD (sgd_update): lr, momentum, dampening and weight decay rounded to
+// the compute type, and 10 operations with weight decay, momentum and nesterov. Adam and AdamW
+// (adam_update): 9 per-step constants (betas, 1 - betas, eps, decay, l2, the bias corrections:
+// computed in double, so each is one rounding to f32, its double arithmetic far inside gamma's
+// n^2 u^2 slack) and 16 operations (decay, l2, both moments, sqrt, the divisions, the update).
+// Each moves p by at most a unit of |p| or of the step's update (its terms in absolute value).
+inline constexpr int64_t kSgdStepRoundings = 14;
+inline constexpr int64_t kAdamStepRoundings = 25;
 
 // A sum of `terms` products of `dtype` data, element by element: gamma(terms) in the
 // accumulation precision times the magnitude, plus, where the result is stored narrower than it
@@ -63,6 +79,18 @@ struct ErrorModel {
 // underflow.
 Tensor sum_error_bound(int64_t terms, DType dtype, const Tensor& magnitude);
 std::vector<double> sum_error_bound(int64_t terms, DType dtype, const std::vector<double>& magnitude);
+
+// How far the mean over each channel of training-mode batch_norm(x) (no affine, or weight 1 and
+// bias 0) may be from 0, per channel [C], x [N, C, ...] of any floating dtype. In real arithmetic
+// it is 0 whatever the statistics' own errors: mean((x - mu') invstd') = (mean(x) - mu') invstd',
+// so only the computed mean's error mu' - mu counts (the variance's cancels), with the apply's
+// roundings and the check's own mean of M = N * (H * W...) values. With Q = invstd (mean|x| + max|x|):
+//   the mean:   gamma(M + 1) mean|x - K| (the kernel shifts by a value K), rounded to f32, times invstd
+//   the apply:  y = x * scale + shift, both rounded to f32, the product and the sum: 4 u of Q
+//   the check:  gamma(M) mean|y| <= gamma(M) Q
+// gamma(2M + 8) Q to first order, and two roundings to a narrower dtype (y, and the mean) with
+// their underflow.
+Tensor batch_norm_mean_bound(const Tensor& x, double eps = 1e-5);
 
 // max(a, b) element by element, for two magnitudes of one shape (fp64 result).
 Tensor elementwise_max(const Tensor& a, const Tensor& b);

@@ -7,6 +7,7 @@
 #include "kernels/ops.h"
 #include "memory/memory.h"
 #include "optim/sgd.h"
+#include "tests/support/error_bound.h"
 #include "tests/support/op_contract.h"
 #include "train/mixed_precision_optimizer.h"
 
@@ -70,7 +71,13 @@ TEST_CASE("MixedPrecisionOptimizer: gradients of several micro-batches add up in
     set_scaled_grad(w, {1e-4f, -3e-4f}, opt.loss_scale());
     opt.unscale_gradients();
   }
-  expect_close(opt.masters()[0].grad(), from_vector<float>({4e-4f, -12e-4f}, Shape{2}), 2e-3, "accumulated");
+  // Relative to the result (a tolerance relative to 1 + |result| would pass a zero gradient): the
+  // scaled gradient's rounding to f16 (normal there, 2^16 times larger), and 4 f32 roundings (the
+  // scaling, two of the three adds, the literals 4e-4f and -12e-4f against 4 times theirs); the
+  // unscaling by 2^-16 is exact.
+  const Tensor want = from_vector<float>({4e-4f, -12e-4f}, Shape{2});
+  test::expect_within(opt.masters()[0].grad(), want, test::ErrorModel{0, 4, 1}.bound(kFloat16, abs(want.to(kFloat64))),
+                      "accumulated");
 }
 
 TEST_CASE("MixedPrecisionOptimizer: an injected inf skips the step, halves the scale, touches nothing",

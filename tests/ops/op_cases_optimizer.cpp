@@ -1,9 +1,9 @@
 // The kernels with no autograd: fused optimizer updates, gradient unscaling, random draws and
 // arange. Compared with the CPU in the same dtype: their state is stored in that dtype, and
 // the storage's rounding between steps is part of what is compared. Both sides round, so the
-// error models count each rounding twice: an SGD step is about 6 operations (decay, momentum,
-// nesterov, the update), an Adam step about 20 (two moments, two bias corrections with pow's
-// 4 ulps, sqrt, the division, the update); three steps store p and each buffer three times.
+// error models count each rounding twice: a step's roundings are kSgdStepRoundings and
+// kAdamStepRoundings (tests/support/error_bound.h counts them); three steps store p and each
+// buffer three times.
 // Random draws and arange are the same bits on every device.
 #include "core/generator.h"
 #include "kernels/ops.h"
@@ -39,7 +39,7 @@ std::vector<OpCase> optimizer_cases() {
                              })
                           .no_backward()
                           .against_same_dtype()
-                          .computed(2 * 3 * 6)
+                          .computed(2 * 3 * kSgdStepRoundings)
                           .stored(2 * 3 * 2));
     }
     // Three Adam / AdamW steps; the moments start at zero.
@@ -57,7 +57,7 @@ std::vector<OpCase> optimizer_cases() {
                              })
                           .no_backward()
                           .against_same_dtype()
-                          .computed(2 * 3 * 20)
+                          .computed(2 * 3 * kAdamStepRoundings)
                           .stored(2 * (3 * 3 + 2)));
     }
     // fp32 master gradients from a gradient of any floating dtype, accumulating.

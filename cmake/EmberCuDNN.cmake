@@ -14,7 +14,9 @@ if(NOT TARGET ember::cudnn)
   set(_ember_cudnn_hints ${CUDNN_ROOT} $ENV{CUDNN_ROOT} ${CUDAToolkit_LIBRARY_ROOT} /usr/local/cuda /usr)
   find_path(EMBER_CUDNN_INCLUDE_DIR cudnn.h HINTS ${_ember_cudnn_hints} PATH_SUFFIXES include
             DOC "The folder with cudnn.h that ember compiles against")
-  find_library(EMBER_CUDNN_LIBRARY NAMES cudnn libcudnn.so.9 HINTS ${_ember_cudnn_hints}
+  # NAMES_PER_DIR: CUDNN_ROOT's libcudnn.so.9 (PyTorch's wheel has no libcudnn.so) wins over a
+  # libcudnn.so in a folder searched later.
+  find_library(EMBER_CUDNN_LIBRARY NAMES cudnn libcudnn.so.9 NAMES_PER_DIR HINTS ${_ember_cudnn_hints}
                PATH_SUFFIXES lib lib64 lib/x64 lib/x86_64-linux-gnu DOC "The cuDNN library ember links")
   unset(_ember_cudnn_hints)
   if(EMBER_CUDNN_LIBRARY AND EMBER_CUDNN_INCLUDE_DIR)

@@ -1,6 +1,7 @@
 # Third-party libraries, all from Debian packages (scripts/setup.sh installs them).
-# Header-only ones can also come from third_party/ (gpu-check.sh carries them to
-# machines that reach no package registry).
+# Header-only ones can also come from third_party/ or CMAKE_PREFIX_PATH (gpu-check.sh
+# --prepare carries them, with zlib and Google Benchmark, in .device-carry/ to machines
+# that reach no package registry).
 find_package(OpenMP REQUIRED)
 find_package(Threads REQUIRED)
 find_package(ZLIB REQUIRED)

@@ -1,0 +1,106 @@
+# The GPU steps of the main check of scripts/gpu-check.sh (sourced): every [cuda] test case,
+# the cuBLAS/cuDNN op contract, compute-sanitizer on a small subset, and one bench-train line
+# per model with ember's kernels against cuBLAS/cuDNN. Without a GPU (a dry run) each step
+# only lists what it would run, or runs it on the CPU, to prove its command line.
+
+# Test cases are chosen by tag and by the name the op contract's macro gives its cases
+# (tests/ops/test_op_contract.cpp), never by a list of names, so new [cuda] cases join in.
+vendor_contract="cuda: op contract with cuBLAS and cuDNN*"
+cuda_cases="[cuda]~$vendor_contract"
+# compute-sanitizer runs kernels 10-100x slower, so it gets a few small cases that between them
+# allocate (EMBER_ALLOCATOR=direct: one cudaMalloc per tensor, so memcheck sees a write past a
+# tensor's end), copy between host and device and between dtypes ([transfer]), load batches
+# ([data]), record stream events ([streams]), run elementwise kernels and ember's GEMM
+# ([module], [sgd]), cuDNN's convolution ([cudnn]), and ember's own GEMM and convolution kernels
+# (their op contracts, without the million-element cases).
+sanitizer_cases="[cuda][transfer],[cuda][data],[cuda][streams],[cuda][module],[cuda][sgd],[cuda][cudnn],cuda: op contract with ember's kernels: matmul,cuda: op contract with ember's kernels: cnn"
+bench_models=(mlp lenet5 convnet resnet20)  # models::model_names()
+
+tests_bin() { echo "$build/tests/ember_tests"; }
+
+# list_cases SPEC: the names of the test cases SPEC selects (a GPU is not needed to list).
+list_cases() { "$(tests_bin)" --list-test-names-only "$1" 2>/dev/null | grep -v '^$'; }
+
+# catch_summary LOG: Catch2's closing line, shortened.
+catch_summary() {
+  grep -E '^All tests passed|^test cases:' "$1" | tail -1 | sed 's/  */ /g'
+}
+
+# run_cases SPEC: runs the cases SPEC selects in one process, each case's time in the log.
+run_cases() {
+  local spec=$1
+  if [ "$have_gpu" -eq 0 ]; then
+    local n
+    n=$(list_cases "$spec" | wc -l)
+    RESULT="dry run: $n case(s) would run"
+    list_cases "$spec" >>"$log"
+    [ "$n" -gt 0 ]
+    return
+  fi
+  capped "$(tests_bin)" "$spec" -w NoTests -d yes >>"$log" 2>&1
+  local rc=$?
+  RESULT="$(catch_summary "$log")"
+  if grep -q '^no GPU: ' "$log"; then
+    RESULT="nvidia-smi sees a GPU but ember_tests does not (driver and runtime?)"
+  fi
+  [ "$rc" -eq 0 ] || grep -m1 -B3 -A12 'FAILED' "$log"
+  return "$rc"
+}
+
+step_cuda_tests() { run_cases "$cuda_cases"; }
+step_vendor_contract() { run_cases "$vendor_contract"; }
+
+step_sanitizer() {
+  local n rc
+  n=$(list_cases "$sanitizer_cases" | wc -l)
+  if [ "$have_gpu" -eq 0 ]; then
+    list_cases "$sanitizer_cases" >>"$log"
+    RESULT="dry run: $n case(s) would run under memcheck; sanitizer: ${sanitizer:-not found here}"
+    [ "$n" -gt 0 ]
+    return
+  fi
+  if [ -z "$sanitizer" ]; then
+    RESULT="compute-sanitizer not found"
+    return 1
+  fi
+  # The op contract's million-element cases are left out (EMBER_OP_CONTRACT_MAX_ELEMENTS); its
+  # guard bytes check every output for overruns in the unsanitized run anyway.
+  EMBER_ALLOCATOR=direct EMBER_OP_CONTRACT_MAX_ELEMENTS=100000 capped "$sanitizer" --tool memcheck \
+    --error-exitcode 99 --print-limit 20 "$(tests_bin)" "$sanitizer_cases" -w NoTests -d yes >>"$log" 2>&1
+  rc=$?
+  local done_cases errors
+  done_cases=$(grep -c '^[0-9.]* s: cuda: ' "$log")  # -d yes: a line per finished case (and section)
+  errors=$(grep -o 'ERROR SUMMARY: [0-9]* errors\?' "$log" | tail -1)
+  RESULT="$done_cases of $n cases; ${errors:-no ERROR SUMMARY}"
+  [ "$rc" -eq 0 ] || grep -m1 -B2 -A12 '========= Invalid\|========= Program hit\|FAILED' "$log"
+  return "$rc"
+}
+
+# images_per_s TEXT: the images/s of bench-train's JSON line in TEXT.
+images_per_s() { grep -o '"images_per_s":[0-9.]*' <<<"$1" | tail -1 | cut -d: -f2; }
+
+# ratio A B: " (ours/vendor 0.84x)" when both are numbers.
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0 && b > 0) printf " (ours/vendor %.2fx)", a / b }'; }
+
+step_bench_train() {
+  local model t0 out rc=0 device=cuda steps=100 warmup=10
+  local -A rate
+  if [ "$have_gpu" -eq 0 ]; then device=cpu steps=1 warmup=0; fi  # dry run: proves the flags
+  for model in "${bench_models[@]}"; do
+    t0=$SECONDS
+    for gemm_conv in custom/custom cublas/cudnn; do
+      echo "-- $model, EMBER_GEMM=${gemm_conv%/*} EMBER_CONV=${gemm_conv#*/}" >>"$log"
+      out=$(EMBER_GEMM=${gemm_conv%/*} EMBER_CONV=${gemm_conv#*/} capped_at_most 20 "$build/apps/ember" \
+        bench-train --device "$device" --model "$model" --batch 64 --steps "$steps" --warmup "$warmup" --json 2>&1) || rc=$?
+      echo "$out" >>"$log"
+      rate[$gemm_conv]=$(images_per_s "$out")
+    done
+    if [ "$have_gpu" -eq 1 ]; then
+      detail_row "$model" "ember kernels ${rate[custom/custom]:-?} img/s, cuBLAS/cuDNN ${rate[cublas/cudnn]:-?} img/s$(
+        ratio "${rate[custom/custom]}" "${rate[cublas/cudnn]}")" $((SECONDS - t0))
+    fi
+  done
+  RESULT="${#bench_models[@]} models, batch 64, $steps steps after $warmup on $device"
+  [ "$have_gpu" -eq 1 ] || RESULT="dry run: each model's two command lines ran 1 step on the CPU"
+  return "$rc"
+}

@@ -9,7 +9,8 @@
 //
 // It includes the public API a program trains with: tensors and their factories, the
 // differentiable ops and losses, grad mode, the layers, nn::init, the optimizers and schedules,
-// the Trainer, the data readers and loader, weights files and the memory report. Lower-level headers
+// the Trainer, a whole run (train::fit), the planner and the memory budget fit (train/plan/),
+// the data readers and loader, weights files and the memory report. Lower-level headers
 // (kernels/ops.h, the allocators) stay separate. Installed as include/ember/ember/ember.h,
 // found through the include directory include/ember like every other header.
 
@@ -38,16 +39,24 @@
 #include "models/mlp.h"
 #include "models/module.h"
 #include "models/pooling.h"
+#include "models/recipe.h"
 #include "models/sequential.h"
 #include "models/zoo.h"
 
 // optimizers, parameter groups and learning-rate schedules
 #include "optim/adam.h"
 #include "optim/lr_schedule.h"
+#include "optim/make_optimizer.h"
 #include "optim/param_group.h"
 #include "optim/sgd.h"
 
-// the training step with the memory techniques (checkpointing, fp16, accumulation)
+// the training step with the memory techniques (checkpointing, fp16, accumulation), a whole
+// run (epochs, evaluation, save and resume), and a step's memory planned before it runs
+#include "train/evaluate.h"
+#include "train/fit.h"
+#include "train/plan/budget_fit.h"
+#include "train/plan/step_plan.h"
+#include "train/plan/workload.h"
 #include "train/trainer.h"
 #include "train/training_checkpoint.h"
 #include "train/weights_file.h"

@@ -47,4 +47,14 @@ std::shared_ptr<Node> grad_accumulator(const Tensor& leaf) {
   return node;
 }
 
+void zero_grad(const std::vector<Tensor>& params, bool set_to_none) {
+  for (const Tensor& p : params) {
+    if (set_to_none) {
+      p.zero_grad();
+    } else if (Tensor g = p.grad(); g.defined()) {
+      g.zero_();
+    }
+  }
+}
+
 }  // namespace ember::autograd

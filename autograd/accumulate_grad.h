@@ -3,6 +3,7 @@
 // into .grad (gradient category); later ones are added in place, so a second
 // backward accumulates, as in PyTorch. zero_grad() clears .grad.
 #include <memory>
+#include <vector>
 
 #include "autograd/node.h"
 
@@ -22,5 +23,8 @@ class AccumulateGrad final : public Node {
 std::shared_ptr<Node> grad_accumulator(const Tensor& leaf);
 // Adds `grad` into leaf.grad (copying on first use).
 void accumulate_into_leaf(const Tensor& leaf, const Tensor& grad);
+// Clears the gradients of `params`: drops them (set_to_none), or fills them with zeros.
+// nn::Module::zero_grad and optim::Optimizer::zero_grad both call it.
+void zero_grad(const std::vector<Tensor>& params, bool set_to_none = true);
 
 }  // namespace ember::autograd

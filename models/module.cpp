@@ -17,7 +17,7 @@
 #include "memory/scopes.h"
 #include "memory/allocation_observer.h"
 #include "memory/empty.h"
-#include "optim/optimizer.h"
+#include "autograd/accumulate_grad.h"
 
 namespace ember::nn {
 
@@ -245,7 +245,7 @@ void Module::parameters_to(DType dtype) {
   convert(std::nullopt, dtype, /*buffers=*/false);
 }
 
-void Module::zero_grad(bool set_to_none) { optim::zero_grad(parameters(), set_to_none); }
+void Module::zero_grad(bool set_to_none) { autograd::zero_grad(parameters(), set_to_none); }
 
 void Module::print(std::ostream& os, const std::string& label, int depth) const {
   const std::string indent(static_cast<size_t>(depth) * 2, ' ');

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "autograd/accumulate_grad.h"
 #include "autograd/grad_mode.h"
 #include "core/error.h"
 #include "memory/scopes.h"
@@ -96,16 +97,6 @@ void Optimizer::load_state_dict(const TensorMap& state) {
   for (size_t g = 0; g < groups_.size(); ++g) groups_[g].lr = lrs[g];
 }
 
-void zero_grad(const std::vector<Tensor>& params, bool set_to_none) {
-  for (const Tensor& p : params) {
-    if (set_to_none) {
-      p.zero_grad();
-    } else if (Tensor g = p.grad(); g.defined()) {
-      g.zero_();
-    }
-  }
-}
-
-void Optimizer::zero_grad(bool set_to_none) { optim::zero_grad(params_, set_to_none); }
+void Optimizer::zero_grad(bool set_to_none) { autograd::zero_grad(params_, set_to_none); }
 
 }  // namespace ember::optim

@@ -29,8 +29,6 @@ namespace ember::optim {
 
 class StateDictReader;  // optim/state_dict.h
 
-// Clears the gradients of `params` (nn::Module::zero_grad and Optimizer::zero_grad use it).
-void zero_grad(const std::vector<Tensor>& params, bool set_to_none = true);
 
 class Optimizer {
  public:

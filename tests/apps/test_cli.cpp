@@ -11,7 +11,7 @@
 #include "apps/flag_words.h"
 #include "apps/technique_options.h"
 #include "apps/train_command.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
 
 using namespace ember;
 using namespace ember::apps;

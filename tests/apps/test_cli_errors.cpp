@@ -10,7 +10,7 @@
 #include "apps/cli_checks.h"
 #include "apps/command_line.h"
 #include "core/error.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
 
 using namespace ember;
 using namespace ember::apps;

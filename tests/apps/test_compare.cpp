@@ -5,7 +5,7 @@
 #include "apps/bench_train_command.h"
 #include "apps/compare_command.h"
 #include "tests/data/temp_dir.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
 
 using namespace ember;
 using namespace ember::apps;

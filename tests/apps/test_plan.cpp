@@ -13,7 +13,7 @@
 #include "memory/memory.h"
 #include "memory/simulation.h"
 #include "models/zoo.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
 #include "train/plan/budget_fit.h"
 
 using namespace ember;

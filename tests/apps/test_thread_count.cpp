@@ -4,7 +4,7 @@
 #include <thread>
 
 #include "apps/thread_count.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
 
 using namespace ember::apps;
 

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/train_command.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
 
 using namespace ember;
 using namespace ember::apps;

@@ -15,7 +15,7 @@
 #include "models/zoo.h"
 #include "train/weights_file.h"
 #include "tests/data/temp_dir.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
 
 using namespace ember;
 using namespace ember::apps;

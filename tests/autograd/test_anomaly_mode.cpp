@@ -3,7 +3,7 @@
 #include "autograd/anomaly_mode.h"
 #include "autograd/ops.h"
 #include "kernels/factories.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
 
 using namespace ember;
 using test::expect_error_contains;

@@ -1,6 +1,6 @@
 #include "autograd/grad_mode.h"
 #include "memory/memory.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
 
 using namespace ember;
 using test::expect_error_contains;

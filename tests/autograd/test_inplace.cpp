@@ -9,7 +9,7 @@
 #include "optim/adam.h"
 #include "optim/sgd.h"
 #include "tests/support/error_bound.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
 #include "train/mixed_precision_optimizer.h"
 
 using namespace ember;

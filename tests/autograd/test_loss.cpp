@@ -1,7 +1,7 @@
 // mse_loss and nll_loss (autograd/functions/loss.cpp) against hand-computed values; the op
 // contract (tests/ops) runs them on every device and dtype with gradcheck.
 #include "tests/support/error_bound.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
 
 using namespace ember;
 using test::expect_close;

@@ -5,7 +5,7 @@
 #include "autograd/ops.h"
 #include "core/generator.h"
 #include "kernels/factories.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
 
 using namespace ember;
 

@@ -2,7 +2,7 @@
 // which of them are views, and their gradients by hand (the op contract, tests/ops/, runs them on
 // every device and dtype with gradcheck).
 #include "core/row_view.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
 
 using namespace ember;
 using test::expect_values;

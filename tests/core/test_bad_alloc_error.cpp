@@ -2,7 +2,7 @@
 #include <new>
 
 #include "core/bad_alloc_error.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
 
 using namespace ember;
 

@@ -2,7 +2,7 @@
 #include <cstdint>
 
 #include "core/parse_integer.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
 
 using namespace ember;
 

@@ -1,11 +1,12 @@
 #include <cmath>
 #include <sstream>
 
+#include "core/cuda_runtime.h"
 #include "core/generator.h"
 #include "core/philox.h"
 #include "memory/memory.h"
 #include "tests/support/error_bound.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
 
 using namespace ember;
 using test::expect_error_contains;

@@ -3,7 +3,8 @@
 #include "core/cuda_runtime.h"
 #include "kernels/factories.h"
 #include "kernels/ops.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
+#include "tests/support/gpu_test_case.h"
 
 using namespace ember;
 

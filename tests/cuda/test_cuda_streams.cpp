@@ -11,7 +11,8 @@
 #include "memory/caching_allocator.h"
 #include "memory/raw_backend.h"
 #include "tests/support/error_bound.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
+#include "tests/support/gpu_test_case.h"
 
 #ifdef EMBER_HAVE_CUDA
 #include <cuda_runtime_api.h>

@@ -6,7 +6,8 @@
 
 #include "kernels/ops.h"
 #include "memory/empty.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
+#include "tests/support/gpu_test_case.h"
 
 using namespace ember;
 using test::expect_close;

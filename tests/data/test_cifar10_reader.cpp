@@ -2,7 +2,7 @@
 #include "data/file_bytes.h"
 #include "tests/data/temp_dir.h"
 #include "tests/support/gzip_bytes.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
 
 using namespace ember;
 using namespace ember::data;

@@ -4,13 +4,15 @@
 #include <numeric>
 #include <set>
 
+#include "core/cuda_runtime.h"
 #include "data/data_loader.h"
 #include "data/fashion_mnist.h"
 #include "data/prefetcher.h"
 #include "data/sampler.h"
 #include "memory/memory.h"
 #include "tests/support/error_bound.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
+#include "tests/support/gpu_test_case.h"
 
 using namespace ember;
 using namespace ember::data;

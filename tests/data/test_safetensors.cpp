@@ -2,7 +2,7 @@
 
 #include "data/safetensors.h"
 #include "tests/data/temp_dir.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
 
 using namespace ember;
 using namespace ember::data;

@@ -9,7 +9,8 @@
 #include "data/sample_dataset.h"
 #include "kernels/factories.h"
 #include "memory/memory.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
+#include "tests/support/gpu_test_case.h"
 
 using namespace ember;
 using namespace ember::data;

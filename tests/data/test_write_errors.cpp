@@ -14,7 +14,7 @@
 #include "data/safetensors.h"
 #include "kernels/factories.h"
 #include "tests/data/temp_dir.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
 
 using namespace ember;
 

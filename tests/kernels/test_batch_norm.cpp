@@ -11,7 +11,7 @@
 #include "kernels/batch_norm_math.h"
 #include "kernels/ops.h"
 #include "tests/support/error_bound.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
 
 using namespace ember;
 using test::expect_error_contains;

@@ -1,7 +1,7 @@
 // plan_block_copy (kernels/block_copy.h): which dims a copy walks after size-1 dims are dropped
 // and contiguous neighbours merged, and the offsets both backends compute from it.
 #include "kernels/block_copy.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
 
 using namespace ember;
 using kernels::BlockCopy;

@@ -18,7 +18,7 @@
 #include "kernels/providers.h"
 #include <omp.h>
 #include "tests/support/error_bound.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
 #include "tests/support/winograd_magnitude.h"
 
 using namespace ember;

@@ -1,9 +1,10 @@
 #include <cmath>
 #include <limits>
 
+#include "core/cuda_runtime.h"
 #include "kernels/ops.h"
 #include "tests/support/error_bound.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
 
 using namespace ember;
 using test::expect_error_contains;

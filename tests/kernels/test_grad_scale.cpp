@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "kernels/ops.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
 
 using namespace ember;
 using test::expect_error_contains;

@@ -13,7 +13,7 @@
 #include "kernels/softmax_math.h"
 #include "memory/memory.h"
 #include "tests/support/error_bound.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
 
 using namespace ember;
 using test::expect_close;

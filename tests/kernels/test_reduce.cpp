@@ -6,7 +6,7 @@
 
 #include "kernels/ops.h"
 #include "tests/support/error_bound.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
 
 using namespace ember;
 using test::expect_error_contains;

@@ -1,7 +1,7 @@
 // ember::tensor({...}), from_blob and libtorch's dtype spellings (kernels/factories.h).
 #include <vector>
 
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
 
 using namespace ember;
 using test::expect_error_contains;

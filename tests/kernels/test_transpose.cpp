@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "kernels/ops.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
 
 using namespace ember;
 using test::expect_close;

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "memory/byte_size.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
 
 using namespace ember;
 using test::expect_error_contains;

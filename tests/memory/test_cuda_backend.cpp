@@ -2,7 +2,8 @@
 // device: an event recorded on the default stream completes once waited on, and waiting on
 // the stream itself succeeds. The caching allocator's stream rule rests on these answers.
 #include "memory/raw_backend.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
+#include "tests/support/gpu_test_case.h"
 
 using namespace ember;
 

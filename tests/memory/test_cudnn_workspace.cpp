@@ -9,7 +9,8 @@
 #include "kernels/ops.h"
 #include "kernels/providers.h"
 #include "memory/memory.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
+#include "tests/support/gpu_test_case.h"
 #ifdef EMBER_HAVE_CUDA
 #include "kernels/cuda/cudnn_conv.cuh"
 #endif

@@ -11,7 +11,7 @@
 #include "memory/report.h"
 #include "memory/scopes.h"
 #include "tests/data/temp_dir.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
 
 using namespace ember;
 

@@ -5,7 +5,7 @@
 #include "memory/memory.h"
 #include "models/zoo.h"
 #include "optim/sgd.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
 
 using namespace ember;
 

@@ -6,7 +6,8 @@
 #include "models/init.h"
 #include "models/linear.h"
 #include "tests/support/error_bound.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
+#include "tests/support/gpu_test_case.h"
 
 using namespace ember;
 using namespace ember::nn;

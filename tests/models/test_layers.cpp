@@ -16,7 +16,7 @@
 #include "models/pooling.h"
 #include "models/sequential.h"
 #include "tests/support/error_bound.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
 
 using namespace ember;
 using test::expect_close;

@@ -5,7 +5,7 @@
 #include "core/generator.h"
 #include "models/linear.h"
 #include "tests/support/error_bound.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
 
 using namespace ember;
 using test::expect_close;

@@ -9,7 +9,7 @@
 #include "models/mlp.h"
 #include "models/zoo.h"
 #include "optim/sgd.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
 
 using namespace ember;
 using test::expect_error_contains;

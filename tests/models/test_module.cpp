@@ -10,7 +10,8 @@
 #include "models/linear.h"
 #include "models/sequential.h"
 #include "tests/support/error_bound.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
+#include "tests/support/gpu_test_case.h"
 
 using namespace ember;
 using test::expect_close;

@@ -6,7 +6,7 @@
 #include "kernels/factories.h"
 #include "models/resnet.h"
 #include "models/zoo.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
 
 using namespace ember;
 using test::expect_error_contains;

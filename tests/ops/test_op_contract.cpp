@@ -15,7 +15,8 @@
 #include "memory/guard_bytes.h"
 #include "tests/ops/op_case.h"
 #include "tests/support/error_bound.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
+#include "tests/support/gpu_test_case.h"
 
 using namespace ember;
 using namespace ember::test;

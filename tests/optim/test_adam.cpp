@@ -11,7 +11,7 @@
 #include "optim/adam.h"
 #include "tests/support/error_bound.h"
 #include "tests/support/faulty_allocator.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
 
 using namespace ember;
 using test::expect_error_contains;

@@ -1,7 +1,7 @@
 // optim::GradScaler: PyTorch's dynamic loss-scaling rules (init 2^16, x2 after 2000 finite
 // steps, x0.5 on inf/NaN) and a clear error when the scale underflows.
 #include "optim/grad_scaler.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
 
 using namespace ember;
 using test::expect_error_contains;

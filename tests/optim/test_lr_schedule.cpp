@@ -4,7 +4,7 @@
 
 #include "optim/lr_schedule.h"
 #include "optim/sgd.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
 
 using namespace ember;
 using test::expect_error_contains;

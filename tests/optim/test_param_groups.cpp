@@ -9,7 +9,7 @@
 #include "optim/param_group.h"
 #include "optim/sgd.h"
 #include "tests/support/error_bound.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
 
 using namespace ember;
 using test::expect_error_contains;

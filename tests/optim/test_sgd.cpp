@@ -6,7 +6,8 @@
 #include "optim/sgd.h"
 #include "tests/support/error_bound.h"
 #include "tests/support/faulty_allocator.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
+#include "tests/support/gpu_test_case.h"
 
 using namespace ember;
 using test::expect_error_contains;

@@ -8,7 +8,7 @@
 #include "optim/adam.h"
 #include "optim/grad_scaler.h"
 #include "optim/sgd.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
 
 using namespace ember;
 using test::expect_error_contains;

@@ -5,7 +5,7 @@
 #include "memory/memory.h"
 #include "models/batch_norm.h"
 #include "models/zoo.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
 #include "train/buffer_rollback.h"
 
 using namespace ember;

@@ -24,7 +24,7 @@
 #include "models/resnet.h"
 #include "models/sequential.h"
 #include "models/zoo.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
 #include "train/checkpoint.h"
 #include "train/checkpoint_sequential.h"
 

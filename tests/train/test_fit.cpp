@@ -16,7 +16,7 @@
 #include "models/sequential.h"
 #include "optim/sgd.h"
 #include "tests/data/temp_dir.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
 #include "train/fit.h"
 
 using namespace ember;

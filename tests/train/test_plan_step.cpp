@@ -10,7 +10,7 @@
 #include "models/linear.h"
 #include "models/sequential.h"
 #include "optim/make_optimizer.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
 #include "train/plan/budget_fit.h"
 #include "train/plan/step_plan.h"
 

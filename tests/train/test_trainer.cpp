@@ -18,7 +18,7 @@
 #include "models/zoo.h"
 #include "optim/sgd.h"
 #include "tests/support/error_bound.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
 #include "train/trainer.h"
 
 using namespace ember;

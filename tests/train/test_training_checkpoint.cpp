@@ -13,7 +13,7 @@
 #include "optim/adam.h"
 #include "optim/sgd.h"
 #include "tests/data/temp_dir.h"
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
 #include "train/trainer.h"
 #include "train/training_checkpoint.h"
 #include "train/weights_file.h"

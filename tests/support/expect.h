@@ -1,11 +1,9 @@
 #pragma once
-// The comparison helpers every op test uses (the op contract itself, which runs every op on
-// every device, is tests/ops/):
+// The checks every test uses (bounds derived from a computation are tests/support/error_bound.h;
+// the op contract, which runs every op on every device, is tests/ops/):
 //   expect_close(actual, expected, tol, "op")   -- names the op, worst index, both values, tolerance
 //   expect_gradcheck(fn, inputs, "op")          -- fp64 central differences vs autograd
 //   expect_error_contains(fn, {"op", "[2, 3]"}) -- the error text names what it must
-//   EMBER_CUDA_TEST_CASE("name")               -- a test that needs a GPU (skipped without one)
-//   EMBER_MULTI_GPU_TEST_CASE("name")          -- a test that needs two (skipped with fewer)
 #include <catch2/catch.hpp>
 
 #include <functional>
@@ -14,7 +12,6 @@
 
 #include "autograd/gradcheck.h"
 #include "autograd/ops.h"
-#include "core/cuda_runtime.h"
 #include "kernels/factories.h"
 
 namespace ember::test {
@@ -29,5 +26,3 @@ void expect_error_contains(const std::function<void()>& fn, const std::vector<st
 
 }  // namespace ember::test
 
-#define EMBER_CUDA_TEST_CASE(name, tags) TEST_CASE("cuda: " name, "[cuda]" tags)
-#define EMBER_MULTI_GPU_TEST_CASE(name, tags) TEST_CASE("cuda x2: " name, "[cuda][multigpu]" tags)

@@ -1,4 +1,4 @@
-#include "tests/support/op_contract.h"
+#include "tests/support/expect.h"
 
 #include <cmath>
 #include <sstream>

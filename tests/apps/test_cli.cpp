@@ -11,6 +11,7 @@
 #include "apps/flag_words.h"
 #include "apps/technique_options.h"
 #include "apps/train_command.h"
+#include "tests/apps/bench_run.h"
 #include "tests/support/expect.h"
 
 using namespace ember;
@@ -25,6 +26,17 @@ TrainOptions parse_train(std::vector<std::string> args) {
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes the arguments in reverse
   app.parse(reversed);
   return options;
+}
+
+// ember train of the MLP for two epochs on a small synthetic set, on the CPU.
+TrainOptions mlp_run(const std::string& data, int64_t samples_per_class) {
+  TrainOptions o;
+  o.run.model = "mlp";
+  o.data = data;
+  o.epochs = 2;
+  o.samples_per_class = samples_per_class;
+  o.run.device = "cpu";
+  return o;
 }
 }  // namespace
 
@@ -72,12 +84,7 @@ TEST_CASE("ember train parses the memory-technique flags the out-of-memory advic
 }
 
 TEST_CASE("ember train --json trains the MLP and reports every epoch", "[cli][training]") {
-  TrainOptions o;
-  o.run.model = "mlp";
-  o.data = "blobs";
-  o.epochs = 2;
-  o.samples_per_class = 100;
-  o.run.device = "cpu";
+  TrainOptions o = mlp_run("blobs", 100);
   o.run.json = true;
   std::ostringstream out;
   const TrainSummary s = run_train(o, out);
@@ -99,12 +106,7 @@ TEST_CASE("ember train --json trains the MLP and reports every epoch", "[cli][tr
 }
 
 TEST_CASE("ember train without --json prints a table", "[cli]") {
-  TrainOptions o;
-  o.run.model = "mlp";
-  o.data = "spirals";
-  o.epochs = 2;
-  o.samples_per_class = 50;
-  o.run.device = "cpu";
+  TrainOptions o = mlp_run("spirals", 50);
   std::ostringstream out;
   run_train(o, out);
   const std::string text = out.str();
@@ -168,11 +170,7 @@ TEST_CASE("ember train rejects nan and inf for its fractional options", "[cli]")
 }
 
 TEST_CASE("ember bench-train prints a table, or with --json the peaks by category", "[cli]") {
-  BenchTrainOptions o;
-  o.run.model = "lenet5";
-  o.run.batch = 8;
-  o.steps = 1;
-  o.warmup = 1;
+  BenchTrainOptions o = test::bench_run("lenet5", 8, 1, 1);
   o.run.technique.checkpoint = "sqrt";
   o.run.technique.accum = 2;
   std::ostringstream table;

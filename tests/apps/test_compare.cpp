@@ -4,6 +4,7 @@
 
 #include "apps/bench_train_command.h"
 #include "apps/compare_command.h"
+#include "tests/apps/bench_run.h"
 #include "tests/data/temp_dir.h"
 #include "tests/support/expect.h"
 
@@ -12,11 +13,7 @@ using namespace ember::apps;
 
 TEST_CASE("ember compare shows what fp16 moved between two recorded runs", "[compare]") {
   test::TempDir dir;
-  BenchTrainOptions run;
-  run.run.model = "lenet5";
-  run.run.batch = 32;
-  run.steps = 2;
-  run.warmup = 1;
+  BenchTrainOptions run = test::bench_run("lenet5", 32, 2, 1);
   run.run.json = true;
   std::ostringstream ignored;
   run.memory.run_path = dir.file("fp32.json");

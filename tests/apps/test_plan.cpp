@@ -13,6 +13,7 @@
 #include "memory/memory.h"
 #include "memory/simulation.h"
 #include "models/zoo.h"
+#include "tests/apps/bench_run.h"
 #include "tests/support/expect.h"
 #include "train/plan/budget_fit.h"
 
@@ -51,11 +52,7 @@ struct Case {
 // process's allocator already held.
 nlohmann::ordered_json measure(const Case& c) {
   empty_cache(kCPU);
-  BenchTrainOptions o;
-  o.run.model = c.model;
-  o.run.batch = c.batch;
-  o.steps = 1;
-  o.warmup = 1;
+  BenchTrainOptions o = test::bench_run(c.model, c.batch, 1, 1);
   o.run.optimizer = c.optimizer;
   o.run.technique = {c.precision, c.checkpoint, 1};
   o.run.json = true;
@@ -179,11 +176,7 @@ TEST_CASE("a memory budget that nothing fits names the smallest peak possible", 
 }
 
 TEST_CASE("an out-of-memory in a training step quotes the planner for each technique", "[plan][training]") {
-  BenchTrainOptions o;
-  o.run.model = "convnet";
-  o.run.batch = 256;
-  o.steps = 1;
-  o.warmup = 0;
+  BenchTrainOptions o = test::bench_run("convnet", 256, 1, 0);
   o.run.json = true;
   const CpuMemoryLimit limit(40u << 20);
   std::ostringstream out;

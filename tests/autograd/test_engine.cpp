@@ -3,8 +3,7 @@
 #include "tests/support/expect.h"
 
 using namespace ember;
-using test::expect_error_contains;
-using test::expect_values;
+using namespace ember::test;
 
 TEST_CASE("a tensor used twice gets the sum of both gradients", "[autograd]") {
   Tensor x = from_vector<float>({1, 2, 3}, {3}).requires_grad_();

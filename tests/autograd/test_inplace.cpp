@@ -13,8 +13,7 @@
 #include "train/mixed_precision_optimizer.h"
 
 using namespace ember;
-using test::expect_error_contains;
-using test::expect_values;
+using namespace ember::test;
 
 namespace {
 

@@ -4,8 +4,7 @@
 #include "tests/support/expect.h"
 
 using namespace ember;
-using test::expect_close;
-using test::expect_values;
+using namespace ember::test;
 
 TEST_CASE("mse_loss: mean of squared differences, gradient 2 (input - target) / n", "[loss]") {
   Tensor input = tensor({{1.0, 2.0}, {3.0, 4.0}}).requires_grad_();

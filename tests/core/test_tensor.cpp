@@ -9,8 +9,7 @@
 #include "tests/support/expect.h"
 
 using namespace ember;
-using test::expect_error_contains;
-using test::expect_values;
+using namespace ember::test;
 
 TEST_CASE("shape arithmetic and broadcasting", "[core]") {
   CHECK(Shape{2, 3, 4}.numel() == 24);

@@ -9,10 +9,7 @@
 
 using namespace ember;
 using namespace ember::data;
-using test::expect_error_contains;
-using test::gzip_bytes;
-using test::TempDir;
-using test::write_bytes;
+using namespace ember::test;
 
 namespace {
 

@@ -22,8 +22,7 @@
 #include "tests/support/winograd_magnitude.h"
 
 using namespace ember;
-using test::expect_error_contains;
-using test::expect_gradcheck;
+using namespace ember::test;
 
 namespace {
 

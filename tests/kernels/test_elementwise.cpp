@@ -7,9 +7,7 @@
 #include "tests/support/expect.h"
 
 using namespace ember;
-using test::expect_error_contains;
-using test::expect_gradcheck;
-using test::expect_values;
+using namespace ember::test;
 
 TEST_CASE("unary ops match hand-computed values", "[elementwise]") {
   // The inputs are exact in f32. A library function (expf, tanhf, erff, logf, powf) is within

@@ -7,8 +7,7 @@
 #include "tests/support/expect.h"
 
 using namespace ember;
-using test::expect_error_contains;
-using test::expect_values;
+using namespace ember::test;
 
 TEST_CASE("unscale_grad_ divides by the scale into fp32 and accumulates", "[grad_scale]") {
   for (DType dtype : {kFloat16, kFloat32, kFloat64}) {

@@ -16,10 +16,7 @@
 #include "tests/support/expect.h"
 
 using namespace ember;
-using test::expect_close;
-using test::expect_error_contains;
-using test::expect_gradcheck;
-using test::expect_values;
+using namespace ember::test;
 
 namespace {
 

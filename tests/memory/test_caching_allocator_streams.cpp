@@ -8,8 +8,7 @@
 #include "tests/support/fake_cache.h"
 
 using namespace ember;
-using test::FakeCache;
-using test::stream_id;
+using namespace ember::test;
 
 namespace {
 

@@ -11,8 +11,7 @@
 
 using namespace ember;
 using namespace ember::nn;
-using test::expect_close;
-using test::expect_error_contains;
+using namespace ember::test;
 
 namespace {
 

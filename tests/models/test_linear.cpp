@@ -8,10 +8,7 @@
 #include "tests/support/expect.h"
 
 using namespace ember;
-using test::expect_close;
-using test::expect_error_contains;
-using test::expect_gradcheck;
-using test::expect_values;
+using namespace ember::test;
 
 namespace {
 // W [out=3, in=2], b [3], x [2, 2]; y = x W^T + b worked by hand:

@@ -14,8 +14,7 @@
 #include "tests/support/gpu_test_case.h"
 
 using namespace ember;
-using test::expect_close;
-using test::expect_error_contains;
+using namespace ember::test;
 
 namespace {
 

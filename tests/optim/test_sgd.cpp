@@ -10,8 +10,7 @@
 #include "tests/support/gpu_test_case.h"
 
 using namespace ember;
-using test::expect_error_contains;
-using test::expect_values;
+using namespace ember::test;
 
 namespace {
 

@@ -22,8 +22,7 @@
 #include "train/trainer.h"
 
 using namespace ember;
-using test::expect_close;
-using test::expect_error_contains;
+using namespace ember::test;
 
 namespace {
 

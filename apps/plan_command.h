@@ -1,6 +1,6 @@
 #pragma once
 // `ember plan`: the peak memory of a training step, by category, predicted before any
-// math runs (apps/step_planner.h: the real code on shape-only tensors), for the same
+// math runs (train/plan/step_plan.h: the real code on shape-only tensors), for the same
 // flags `ember bench-train` takes; a table, or with --json one JSON line.
 //
 //   ember plan --model resnet20 --batch 128 --checkpoint sqrt

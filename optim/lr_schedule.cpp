@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "core/error.h"
 
@@ -27,19 +28,15 @@ double cosine_anneal(double start, double end, double pct) {
 }  // namespace
 
 void LrSchedule::apply(Optimizer& optimizer, int64_t step) const {
-  const double lr = lr_at(step);
-  const double base = base_lr();
   const std::vector<Optimizer::Group>& groups = optimizer.param_groups();
-  // A zero base draws an all-zero curve: every group gets it as it is.
-  for (size_t g = 0; g < groups.size(); ++g)
-    optimizer.set_group_lr(g, base > 0.0 ? lr * (groups[g].initial_lr / base) : lr);
+  for (size_t g = 0; g < groups.size(); ++g) optimizer.set_group_lr(g, group_lr(step, g, groups[g].initial_lr));
 }
 
 ConstantLR::ConstantLR(double lr) : lr_(lr) { check_lr(lr, "ConstantLR", "lr"); }
 
-double ConstantLR::lr_at(int64_t step) const {
+double ConstantLR::group_lr(int64_t step, size_t /*group*/, double initial_lr) const {
   check_step(step, "ConstantLR");
-  return lr_;
+  return initial_lr;
 }
 
 StepLR::StepLR(double base_lr, int64_t step_size, double gamma)
@@ -49,9 +46,9 @@ StepLR::StepLR(double base_lr, int64_t step_size, double gamma)
   EMBER_CHECK(gamma >= 0.0 && std::isfinite(gamma), "StepLR: gamma must be finite and >= 0, got " << gamma);
 }
 
-double StepLR::lr_at(int64_t step) const {
+double StepLR::group_lr(int64_t step, size_t /*group*/, double initial_lr) const {
   check_step(step, "StepLR");
-  return base_lr_ * std::pow(gamma_, static_cast<double>(step / step_size_));
+  return initial_lr * std::pow(gamma_, static_cast<double>(step / step_size_));
 }
 
 CosineWithWarmup::CosineWithWarmup(double base_lr, int64_t warmup_steps, int64_t total_steps, double min_lr,
@@ -71,25 +68,30 @@ CosineWithWarmup::CosineWithWarmup(double base_lr, int64_t warmup_steps, int64_t
               "CosineWithWarmup: warmup_start_factor must be in [0, 1], got " << warmup_start_factor);
 }
 
-double CosineWithWarmup::lr_at(int64_t step) const {
+double CosineWithWarmup::group_lr(int64_t step, size_t /*group*/, double initial_lr) const {
   check_step(step, "CosineWithWarmup");
   if (step < warmup_steps_) {
     const double pct = static_cast<double>(step) / static_cast<double>(warmup_steps_);
-    return base_lr_ * (warmup_start_factor_ + (1.0 - warmup_start_factor_) * pct);
+    return initial_lr * (warmup_start_factor_ + (1.0 - warmup_start_factor_) * pct);
   }
   const int64_t decay_steps = total_steps_ - warmup_steps_;
   if (decay_steps == 0) return min_lr_;  // all warm-up: nothing left to decay over
   const double pct = std::min(1.0, static_cast<double>(step - warmup_steps_) / static_cast<double>(decay_steps));
-  return cosine_anneal(base_lr_, min_lr_, pct);
+  return cosine_anneal(initial_lr, min_lr_, pct);  // min_lr is absolute, as CosineAnnealingLR's eta_min
 }
 
 OneCycle::OneCycle(double max_lr, int64_t total_steps, double pct_start, double div_factor, double final_div_factor)
-    : max_lr_(max_lr),
-      initial_lr_(max_lr / div_factor),
-      final_lr_(max_lr / div_factor / final_div_factor),
+    : OneCycle(std::vector<double>{max_lr}, total_steps, pct_start, div_factor, final_div_factor) {}
+
+OneCycle::OneCycle(std::vector<double> max_lrs, int64_t total_steps, double pct_start, double div_factor,
+                   double final_div_factor)
+    : max_lrs_(std::move(max_lrs)),
+      div_factor_(div_factor),
+      final_div_factor_(final_div_factor),
       peak_step_(pct_start * static_cast<double>(total_steps) - 1.0),
       last_step_(static_cast<double>(total_steps) - 1.0) {
-  check_lr(max_lr, "OneCycle", "max_lr");
+  EMBER_CHECK(!max_lrs_.empty(), "OneCycle: give a max_lr (one for every group, or one per group)");
+  for (double max_lr : max_lrs_) check_lr(max_lr, "OneCycle", "max_lr");
   EMBER_CHECK(pct_start > 0.0 && pct_start < 1.0, "OneCycle: pct_start must be in (0, 1), got " << pct_start);
   EMBER_CHECK(div_factor > 0.0 && final_div_factor > 0.0,
               "OneCycle: div_factor and final_div_factor must be > 0, got " << div_factor << " and "
@@ -100,11 +102,16 @@ OneCycle::OneCycle(double max_lr, int64_t total_steps, double pct_start, double 
                                        << " (each phase needs at least one step)");
 }
 
-double OneCycle::lr_at(int64_t step) const {
+double OneCycle::group_lr(int64_t step, size_t group, double /*initial_lr*/) const {
   check_step(step, "OneCycle");
+  EMBER_CHECK(max_lrs_.size() == 1 || group < max_lrs_.size(),
+              "OneCycle: " << max_lrs_.size() << " max_lrs for the optimizer's group " << group
+                           << "; give one max_lr, or one per group");
+  const double max_lr = max_lrs_.size() == 1 ? max_lrs_.front() : max_lrs_[group];
+  const double initial = max_lr / div_factor_, final = initial / final_div_factor_;
   const double s = std::min(static_cast<double>(step), last_step_);
-  if (s <= peak_step_) return cosine_anneal(initial_lr_, max_lr_, s / peak_step_);
-  return cosine_anneal(max_lr_, final_lr_, (s - peak_step_) / (last_step_ - peak_step_));
+  if (s <= peak_step_) return cosine_anneal(initial, max_lr, s / peak_step_);
+  return cosine_anneal(max_lr, final, (s - peak_step_) / (last_step_ - peak_step_));
 }
 
 std::unique_ptr<LrSchedule> make_schedule(const std::string& name, double base_lr, int64_t total_steps) {

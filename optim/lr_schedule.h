@@ -8,17 +8,19 @@
 //     ... forward, backward, sgd.step();
 //   }
 //
-// With parameter groups, apply() does what PyTorch's schedulers do: every group's rate
-// is its initial rate times lr_at(step) / base_lr(), so the groups keep their ratios and
-// a group that starts at the schedule's base rate follows lr_at(step) exactly. The whole
-// curve scales, min_lr and OneCycle's max_lr included (PyTorch's CosineAnnealingLR keeps
-// eta_min absolute, and OneCycleLR takes max_lr per group instead).
+// With parameter groups, apply() gives each group the rate its PyTorch namesake gives it
+// (group_lr): StepLR scales each group's initial rate; CosineWithWarmup's warm-up scales it
+// too (LinearLR), and its decay runs from the group's initial rate down to one absolute
+// min_lr for every group (CosineAnnealingLR's eta_min); OneCycle draws each group's curve
+// from its max_lr — one for all groups, or one per group — whatever the group started at
+// (OneCycleLR). lr_at(step) is the rate of a group that starts at base_lr().
 //
 // OneCycle follows PyTorch's OneCycleLR (two phases, cosine annealing) exactly;
 // CosineWithWarmup is the usual linear warm-up then half-cosine decay.
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "optim/optimizer.h"
 
@@ -27,9 +29,12 @@ namespace ember::optim {
 class LrSchedule {
  public:
   virtual ~LrSchedule() = default;
-  virtual double lr_at(int64_t step) const = 0;
-  // The rate the curve is drawn for (OneCycle: max_lr): a group starting at it follows lr_at.
+  // The rate at `step` of parameter group `group`, which started at `initial_lr`.
+  virtual double group_lr(int64_t step, size_t group, double initial_lr) const = 0;
+  // The rate the curve is drawn for (OneCycle: group 0's max_lr).
   virtual double base_lr() const = 0;
+  // The rate of a group that starts at base_lr().
+  double lr_at(int64_t step) const { return group_lr(step, 0, base_lr()); }
   // Sets every group's rate for `step` (see above).
   void apply(Optimizer& optimizer, int64_t step) const;
 };
@@ -37,7 +42,7 @@ class LrSchedule {
 class ConstantLR : public LrSchedule {
  public:
   explicit ConstantLR(double lr);
-  double lr_at(int64_t step) const override;
+  double group_lr(int64_t step, size_t group, double initial_lr) const override;  // initial_lr: no change
   double base_lr() const override { return lr_; }
 
  private:
@@ -48,7 +53,7 @@ class ConstantLR : public LrSchedule {
 class StepLR : public LrSchedule {
  public:
   StepLR(double base_lr, int64_t step_size, double gamma = 0.1);
-  double lr_at(int64_t step) const override;
+  double group_lr(int64_t step, size_t group, double initial_lr) const override;
   double base_lr() const override { return base_lr_; }
 
  private:
@@ -64,7 +69,7 @@ class CosineWithWarmup : public LrSchedule {
  public:
   CosineWithWarmup(double base_lr, int64_t warmup_steps, int64_t total_steps, double min_lr = 0.0,
                    double warmup_start_factor = 0.0);
-  double lr_at(int64_t step) const override;
+  double group_lr(int64_t step, size_t group, double initial_lr) const override;
   double base_lr() const override { return base_lr_; }
 
  private:
@@ -77,18 +82,20 @@ class CosineWithWarmup : public LrSchedule {
 
 // PyTorch's OneCycleLR: cosine from max_lr / div_factor up to max_lr at step
 // pct_start * total_steps - 1, then cosine down to max_lr / (div_factor * final_div_factor)
-// at step total_steps - 1 (held after it; PyTorch throws there instead).
+// at step total_steps - 1 (held after it; PyTorch throws there instead). One max_lr for every
+// group, or one per group (max_lrs[g]); a group's initial rate is not used, as in PyTorch.
 class OneCycle : public LrSchedule {
  public:
   OneCycle(double max_lr, int64_t total_steps, double pct_start = 0.3, double div_factor = 25.0,
            double final_div_factor = 1e4);
-  double lr_at(int64_t step) const override;
-  double base_lr() const override { return max_lr_; }
+  OneCycle(std::vector<double> max_lrs, int64_t total_steps, double pct_start = 0.3, double div_factor = 25.0,
+           double final_div_factor = 1e4);
+  double group_lr(int64_t step, size_t group, double initial_lr) const override;
+  double base_lr() const override { return max_lrs_.front(); }
 
  private:
-  double max_lr_;
-  double initial_lr_;
-  double final_lr_;
+  std::vector<double> max_lrs_;  // one, or one per group
+  double div_factor_, final_div_factor_;
   double peak_step_;  // pct_start * total_steps - 1, fractional as in PyTorch
   double last_step_;  // total_steps - 1
 };

@@ -100,17 +100,38 @@ TEST_CASE("set_lr sets every group, set_group_lr one, bad groups are refused", "
                         {"parameter 2", "group 1", "is parameter 0 again"});
 }
 
-TEST_CASE("a schedule scales each group's initial lr", "[optim][param_groups][lr_schedule]") {
-  TwoGroups t;
+TEST_CASE("a schedule gives each group what its PyTorch namesake gives it", "[optim][param_groups][lr_schedule]") {
+  TwoGroups t;  // initial rates 0.1 and 0.01
   optim::SGD sgd(t.groups(), optim::SgdOptions(0.1));
-  const optim::StepLR schedule(0.1, 2, 0.5);  // base 0.1: group 0 follows it, group 1 is 10x smaller
+  // StepLR scales each group's initial rate.
+  const optim::StepLR schedule(0.1, 2, 0.5);
   schedule.apply(sgd, 5);
   CHECK(sgd.param_groups()[0].lr == schedule.lr_at(5));
   CHECK(sgd.param_groups()[1].lr == Approx(0.01 * 0.25).epsilon(1e-12));
+  // CosineAnnealingLR(T_max=5, eta_min=0.005): one absolute eta_min for both groups, so the second
+  // group's rates are eta_min + (0.01 - eta_min) (1 + cos(pi t / 5)) / 2 (PyTorch's printed values:
+  // 0.01, 0.00952, 0.00827, 0.00673, 0.00548).
+  const optim::CosineWithWarmup cosine(0.1, 0, 5, 0.005);
+  const double pytorch[] = {0.01, 0.00952254, 0.00827254, 0.00672746, 0.00547746};
+  for (int64_t step = 0; step < 5; ++step) {
+    cosine.apply(sgd, step);
+    INFO("step " << step);
+    CHECK(sgd.param_groups()[1].lr == Approx(pytorch[step]).epsilon(1e-6));  // PyTorch's 6 printed digits
+    CHECK(sgd.param_groups()[0].lr == cosine.lr_at(step));
+  }
+  // OneCycleLR with one max_lr: every group follows it, whatever it started at ...
   const auto onecycle = optim::make_schedule("onecycle", 0.1, 100);
   onecycle->apply(sgd, 0);
   CHECK(sgd.param_groups()[0].lr == Approx(0.1 / 25).epsilon(1e-12));
-  CHECK(sgd.param_groups()[1].lr == Approx(0.01 / 25).epsilon(1e-12));
+  CHECK(sgd.param_groups()[1].lr == Approx(0.1 / 25).epsilon(1e-12));
+  // ... and with one max_lr per group, each its own.
+  const optim::OneCycle per_group(std::vector<double>{0.1, 0.02}, 100);
+  per_group.apply(sgd, 0);
+  CHECK(sgd.param_groups()[1].lr == Approx(0.02 / 25).epsilon(1e-12));
+  const optim::OneCycle three(std::vector<double>{0.1, 0.02, 0.3}, 100);
+  CHECK(three.group_lr(0, 2, 1.0) == Approx(0.3 / 25).epsilon(1e-12));
+  expect_error_contains([&] { optim::OneCycle(std::vector<double>{0.1, 0.02}, 100).group_lr(0, 2, 1.0); },
+                        {"OneCycle", "2 max_lrs", "group 2"});
 }
 
 TEST_CASE("state_dict with groups: group.<g>.lr, per-parameter state by flat index", "[optim][param_groups]") {

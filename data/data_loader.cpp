@@ -68,6 +68,9 @@ DataLoader::DataLoader(std::shared_ptr<const SampleDataset> dataset, DataLoaderO
 
 void DataLoader::check_options() const {
   EMBER_CHECK(options_.batch_size() > 0, "DataLoader: batch_size " << options_.batch_size() << " must be > 0");
+  EMBER_CHECK(options_.shard_ranks() >= 1 && options_.shard_rank() >= 0 && options_.shard_rank() < options_.shard_ranks(),
+              "DataLoader: shard rank " << options_.shard_rank() << " of " << options_.shard_ranks()
+                                        << " ranks: need 0 <= rank < ranks");
   EMBER_CHECK(options_.prefetch_batches() >= 1,
               "DataLoader: prefetch_batches " << options_.prefetch_batches() << " must be >= 1");
   cuda::check_device(options_.device(), "DataLoader");
@@ -88,13 +91,19 @@ void DataLoader::make_staging_buffers() {
 
 DataLoader::~DataLoader() { prefetcher_.reset(); }
 
+int64_t DataLoader::epoch_size() const {
+  return options_.shard_ranks() == 1 ? size_ : shard_size(size_, options_.shard_ranks(), options_.shard_drops_uneven());
+}
+
 int64_t DataLoader::batches_per_epoch() const {
-  const int64_t n = size_, b = options_.batch_size();
+  const int64_t n = epoch_size(), b = options_.batch_size();
   return options_.drop_last() ? n / b : (n + b - 1) / b;
 }
 
 std::vector<int64_t> DataLoader::sample_order(int64_t epoch) const {
-  return epoch_order(size_, options_.shuffle(), options_.seed(), epoch);
+  std::vector<int64_t> order = epoch_order(size_, options_.shuffle(), options_.seed(), epoch);
+  if (options_.shard_ranks() == 1) return order;
+  return shard_of(order, options_.shard_rank(), options_.shard_ranks(), options_.shard_drops_uneven());
 }
 
 void DataLoader::start_epoch(int64_t epoch, int64_t first_batch) {
@@ -137,7 +146,7 @@ Batch DataLoader::make_host_batch(int64_t k) {
   CategoryScope scope(MemoryCategory::data);
   PhaseScope phase(Phase::data);
   const int64_t first = k * options_.batch_size();
-  const int64_t count = std::min(options_.batch_size(), size_ - first);
+  const int64_t count = std::min(options_.batch_size(), epoch_size() - first);
   const Shape image_shape = batched(count, sample_shape_);
   Batch batch;
   batch.index = k;

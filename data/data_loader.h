@@ -69,7 +69,10 @@ class DataLoader {
   int64_t epoch() const { return epoch_; }  // the epoch in progress (or last started); -1 before any
 
   int64_t batches_per_epoch() const;
-  // The order in which `epoch` visits the dataset's samples (before drop_last).
+  // Samples an epoch visits: the dataset's, or with options.shard() this rank's part.
+  int64_t epoch_size() const;
+  // The order in which `epoch` visits the dataset's samples (before drop_last; this rank's part
+  // when sharded).
   std::vector<int64_t> sample_order(int64_t epoch) const;
   const Dataset& dataset() const { return dataset_; }  // empty for a loader over a SampleDataset
   int64_t size() const { return size_; }              // samples in the dataset

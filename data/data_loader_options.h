@@ -30,6 +30,16 @@ class DataLoaderOptions {
   DataLoaderOptions& transforms(Transforms t) { transforms_ = std::move(t); return *this; }
   // Background threads that assemble batches: 0 (on the caller's thread) or 1 (prefetch).
   DataLoaderOptions& workers(int64_t n);
+  // Data-parallel training: this loader yields rank `rank` of `ranks`'s part of each epoch
+  // (data/sampler.h's shard_of, PyTorch's DistributedSampler): the same seed on every rank
+  // shuffles the same way, and the ranks' parts are disjoint, padded to equal sizes by
+  // repeating samples (or, with drop_uneven, cut to equal sizes).
+  DataLoaderOptions& shard(int64_t rank, int64_t ranks, bool drop_uneven = false) {
+    shard_rank_ = rank;
+    shard_ranks_ = ranks;
+    shard_drops_uneven_ = drop_uneven;
+    return *this;
+  }
 
   int64_t batch_size() const { return batch_size_; }
   bool shuffle() const { return shuffle_; }
@@ -39,6 +49,9 @@ class DataLoaderOptions {
   bool prefetch() const { return prefetch_; }
   int64_t prefetch_batches() const { return prefetch_batches_; }
   int64_t workers() const { return prefetch_ ? 1 : 0; }
+  int64_t shard_rank() const { return shard_rank_; }
+  int64_t shard_ranks() const { return shard_ranks_; }
+  bool shard_drops_uneven() const { return shard_drops_uneven_; }
   const Transforms& transforms() const { return transforms_; }
   Transforms& transforms() { return transforms_; }  // options.transforms().normalize(...)
 
@@ -51,6 +64,9 @@ class DataLoaderOptions {
   bool prefetch_ = true;           // prepare batches on a background thread
   Transforms transforms_;          // applied to every sample, then normalised to f32 (Dataset only)
   int64_t prefetch_batches_ = 2;   // prepared batches that may wait, >= 1
+  int64_t shard_rank_ = 0;         // this loader's part of each epoch, of shard_ranks_
+  int64_t shard_ranks_ = 1;
+  bool shard_drops_uneven_ = false;
 };
 
 }  // namespace ember::data

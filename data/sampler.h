@@ -24,6 +24,16 @@ inline int64_t uniform_below(uint32_t bits, int64_t bound) {
 
 // A permutation of 0..n-1 (the identity without shuffle).
 std::vector<int64_t> epoch_order(int64_t n, bool shuffle, uint64_t seed, int64_t epoch);
+
+// Rank `rank` of `ranks`'s part of an epoch's order, as PyTorch's DistributedSampler makes it:
+// the order (the same on every rank: same seed and epoch) is padded by repeating its start up to
+// a multiple of `ranks` (or, with drop_uneven, cut down to one), and the rank takes every
+// ranks-th sample from position `rank`. Every rank gets shard_size(n, ranks, drop_uneven) samples;
+// the parts are disjoint but for the padding's repeats.
+//
+//   shard_of({4, 0, 3, 1, 2}, /*rank=*/1, /*ranks=*/2, false) == {0, 1, 4}   // padded with 4
+std::vector<int64_t> shard_of(const std::vector<int64_t>& order, int64_t rank, int64_t ranks, bool drop_uneven);
+int64_t shard_size(int64_t n, int64_t ranks, bool drop_uneven);
 // The generator state for the random transforms of `epoch` over a dataset of n samples.
 GeneratorState transform_state(uint64_t seed, int64_t epoch, int64_t n);
 

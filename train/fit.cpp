@@ -64,7 +64,7 @@ FitResult fit(Trainer& trainer, data::DataLoader& train_loader, data::DataLoader
   result.first_step = trainer.steps();
   result.start_epoch = start.epoch;
   int64_t step = result.first_step;
-  const int64_t samples = train_loader.size();
+  const int64_t samples = train_loader.epoch_size();
   train_loader.set_next_epoch(start.epoch, start.batch);
   for (int64_t epoch = start.epoch + 1; epoch <= o.epochs; ++epoch) {
     reset_peak_stats(device);

@@ -3,8 +3,8 @@
 // kernels/backend_into.inc),
 // EMBER_BACKEND, which sends a checked call to the backend owning the device, and
 // the range checks of labels and indices that the entry points share (they call a
-// backend, so they live here rather than in kernels/checks.h).
-// Included only by the dispatch_*.cpp files.
+// backend, so they live here rather than in kernels/checks.h; kernels/dispatch_indices.cpp).
+// Included only by the kernels/dispatch_<family>.cpp files, one per op family.
 #include <string>
 #include <type_traits>
 

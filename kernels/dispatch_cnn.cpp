@@ -1,5 +1,5 @@
 // Checked entry points of the CNN kernels (conv2d, pooling, batch norm, dropout);
-// the rest are in kernels/dispatch.cpp.
+// the other families are in the other kernels/dispatch_*.cpp.
 #include <algorithm>
 
 #include "core/cuda_runtime.h"

@@ -1,5 +1,5 @@
 // Checked entry point of the mixed-precision kernel (unscale-and-check); the
-// other entries are in kernels/dispatch.cpp and kernels/dispatch_cnn.cpp.
+// other families are in the other kernels/dispatch_*.cpp.
 #include <cmath>
 
 #include "core/cuda_runtime.h"

@@ -12,18 +12,13 @@
 //   bench_conv --threads=1,2 --benchmark_filter=convnet
 //   LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/openblas-openmp build-peers/bench/bench_conv   # with libtorch
 #include <benchmark/benchmark.h>
-#include <omp.h>
 
-#include <chrono>
-#include <cstring>
 #include <functional>
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "core/error.h"
-#include "core/parse_integer.h"
+#include "bench/kernels/bench_harness.h"
 #include "kernels/conv_geometry.h"
 #include "kernels/cpu/conv2d_direct.h"
 #include "kernels/cpu/conv2d_winograd.h"
@@ -39,10 +34,9 @@ namespace {
 
 using ember::Tensor;
 using ember::kernels::CpuConvAlgorithm;
+using namespace ember::bench;
 
 constexpr int64_t kBatch = 64;
-constexpr int kRepetitions = 3;
-constexpr int64_t kMaxThreads = 1024;
 
 struct Layer {
   const char* name;
@@ -88,7 +82,7 @@ double measured_peak_gflops(int threads) {
   constexpr int kAccumulators = 12, kLanes = 16;
   constexpr int64_t kIterations = 20'000'000;
   float sink = 0;
-  const auto start = std::chrono::steady_clock::now();
+  const Stopwatch watch;
 #pragma omp parallel num_threads(threads) reduction(+ : sink)
   {
     Vec acc[kAccumulators];
@@ -99,15 +93,9 @@ double measured_peak_gflops(int threads) {
     for (int a = 0; a < kAccumulators; ++a)
       for (int l = 0; l < kLanes; ++l) sink += acc[a][l];
   }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds = watch.seconds();
   benchmark::DoNotOptimize(sink);
   return 2.0 * kLanes * kAccumulators * static_cast<double>(kIterations) * threads / seconds * 1e-9;
-}
-
-double seconds_of(const std::function<void()>& fn) {
-  const auto start = std::chrono::steady_clock::now();
-  fn();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 // One pass of ember's convolution with the algorithm in force.
@@ -149,54 +137,22 @@ std::function<void()> torch_pass(const Layer& l, Pass pass) {
 
 void bench_layer(benchmark::State& state, const Layer& l, Pass pass, CpuConvAlgorithm algorithm, int threads,
                  double peak_gflops) {
-  const int previous_threads = omp_get_max_threads();
-  omp_set_num_threads(threads);
+  const OmpThreadsScope omp(threads);
   const ember::kernels::CpuConvScope scope(algorithm);
   const std::function<void()> ours = ember_pass(l, pass);
   ours();  // warm-up: the caching allocator's blocks, BLAS buffers, pages
+  std::function<double()> peer;  // none without libtorch
 #ifdef EMBER_BENCH_LIBTORCH
   at::set_num_threads(threads);
   const std::function<void()> theirs = torch_pass(l, pass);
   theirs();
-  double torch_s = 0.0;
+  peer = [&] { return seconds_of(theirs); };
 #endif
-  double ours_s = 0.0;
-  for (auto _ : state) {
-    const double s = seconds_of(ours);
-    ours_s += s;
-#ifdef EMBER_BENCH_LIBTORCH
-    torch_s += seconds_of(theirs);
-#endif
-    state.SetIterationTime(s);
-  }
-  omp_set_num_threads(previous_threads);
-  const double iterations = static_cast<double>(state.iterations()), flops = flops_of(l);
-  const double gflops = flops * 1e-9 * iterations / ours_s;
-  state.counters["GFLOPS"] = gflops;
-  state.counters["peak_frac"] = gflops / peak_gflops;
+  const Timings t = time_interleaved(state, [&] { return seconds_of(ours); }, peer);
+  const double flops = flops_of(l);
+  set_flop_counters(state, flops, t.ours_s, peak_gflops);
   state.counters["peak_GFLOPS"] = peak_gflops;
-#ifdef EMBER_BENCH_LIBTORCH
-  state.counters["torch_GFLOPS"] = flops * 1e-9 * iterations / torch_s;
-  state.counters["ours/torch"] = torch_s / ours_s;
-#endif
-}
-
-std::vector<int> parse_threads(int* argc, char** argv) {
-  std::vector<int> threads;
-  int kept = 1;
-  for (int i = 1; i < *argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg.rfind("--threads=", 0) == 0) {
-      std::stringstream list(arg.substr(std::strlen("--threads=")));
-      for (std::string item; std::getline(list, item, ',');)
-        threads.push_back(static_cast<int>(ember::parse_integer(item, "--threads", 1, kMaxThreads)));
-    } else {
-      argv[kept++] = argv[i];
-    }
-  }
-  *argc = kept;
-  if (threads.empty()) threads.push_back(omp_get_max_threads());
-  return threads;
+  if (peer) set_peer_counters(state, "torch", flops, t);  // torch_GFLOPS, ours/torch
 }
 
 void register_benchmarks(const std::vector<int>& thread_counts) {
@@ -211,12 +167,9 @@ void register_benchmarks(const std::vector<int>& thread_counts) {
           const std::string name = std::string(l.name) + "/" + pass_name(pass) + "/" +
                                    ember::kernels::cpu_conv_algorithm_name(algorithm) +
                                    "/threads:" + std::to_string(threads);
-          benchmark::RegisterBenchmark(name.c_str(),
-                                       [=](benchmark::State& s) { bench_layer(s, l, pass, algorithm, threads, peak); })
-              ->UseManualTime()
-              ->Unit(benchmark::kMillisecond)
-              ->Repetitions(kRepetitions)
-              ->ReportAggregatesOnly(true);
+          register_benchmark(
+              name, [=](benchmark::State& s) { bench_layer(s, l, pass, algorithm, threads, peak); },
+              benchmark::kMillisecond);
         }
   }
 }
@@ -225,16 +178,7 @@ void register_benchmarks(const std::vector<int>& thread_counts) {
 
 int main(int argc, char** argv) {
   std::vector<int> threads;
-  try {
-    threads = parse_threads(&argc, argv);
-  } catch (const ember::Error& e) {
-    std::cerr << "bench_conv: " << e.what() << "\n";
-    return 2;
-  }
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  register_benchmarks(threads);
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return bench_main(
+      argc, argv, "bench_conv", [&](int* c, char** v) { threads = take_flags(c, v); },
+      [&] { register_benchmarks(threads); });
 }

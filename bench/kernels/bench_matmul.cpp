@@ -13,18 +13,15 @@
 //   bench_matmul --cpu-max-size=4096               # or EMBER_BENCH_CPU_MAX_SIZE=4096
 //   EMBER_CPU_PEAK_GFLOPS=231 EMBER_GPU_PEAK_GFLOPS=67000 bench_matmul
 #include <benchmark/benchmark.h>
-#include <omp.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <iostream>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "bench/kernels/bench_harness.h"
 #include "core/cuda_runtime.h"
 #include "core/error.h"
 #include "core/parse_integer.h"
@@ -36,6 +33,7 @@ namespace {
 
 using ember::Tensor;
 using ember::kernels::GemmProvider;
+using namespace ember::bench;
 
 // fp32 peak of the 2-core Zen 4 development machine: 2 cores x 32 flops/cycle (two
 // 256-bit FMA pipes) x ~3.6 GHz.
@@ -46,9 +44,7 @@ constexpr int64_t kDefaultCpuMaxSize = 2048;
 // A timed GPU region runs products until it holds about this many flops, so that the
 // launch and synchronisation overhead (~10 us) does not swamp small sizes.
 constexpr double kGpuFlopsPerRegion = 2e9;
-constexpr int kRepetitions = 3;
 const std::vector<int64_t> kSizes = {256, 512, 1024, 2048, 4096};
-constexpr int64_t kMaxThreads = 1024;
 
 // A peak in GFLOP/s from the environment: a finite positive number (atof read "inf" and
 // "abc" silently, and a peak of 0 or inf makes every peak_frac meaningless).
@@ -75,56 +71,34 @@ struct Options {
   double gpu_peak_gflops = kDefaultGpuPeakGflops;
 };
 
-// Takes our flags out of argv (Google Benchmark rejects flags it does not know).
+// Reads the environment and takes --threads= and --cpu-max-size= out of argv.
 Options parse_options(int* argc, char** argv) {
   Options o;
   const char* env_max_size = std::getenv("EMBER_BENCH_CPU_MAX_SIZE");
   if (env_max_size != nullptr && *env_max_size != '\0') o.cpu_max_size = max_size(env_max_size, "EMBER_BENCH_CPU_MAX_SIZE");
   o.cpu_peak_gflops = env_gflops("EMBER_CPU_PEAK_GFLOPS", kDefaultCpuPeakGflops);
   o.gpu_peak_gflops = env_gflops("EMBER_GPU_PEAK_GFLOPS", kDefaultGpuPeakGflops);
-  int kept = 1;
-  for (int i = 1; i < *argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg.rfind("--threads=", 0) == 0) {
-      std::stringstream list(arg.substr(std::strlen("--threads=")));
-      for (std::string item; std::getline(list, item, ',');)
-        o.threads.push_back(static_cast<int>(ember::parse_integer(item, "--threads", 1, kMaxThreads)));
-    } else if (arg.rfind("--cpu-max-size=", 0) == 0) {
-      o.cpu_max_size = max_size(arg.c_str() + std::strlen("--cpu-max-size="), "--cpu-max-size");
-    } else {
-      argv[kept++] = argv[i];
-    }
-  }
-  *argc = kept;
-  if (o.threads.empty()) o.threads.push_back(omp_get_max_threads());
+  o.threads = take_flags(argc, argv, [&o](const std::string& arg) {
+    if (arg.rfind("--cpu-max-size=", 0) != 0) return false;
+    o.cpu_max_size = max_size(arg.c_str() + std::strlen("--cpu-max-size="), "--cpu-max-size");
+    return true;
+  });
   return o;
 }
 
-// Plain counters from our own timing (not Google Benchmark rates, which print a "/s" suffix).
-void set_flop_counters(benchmark::State& state, double flops, double seconds, double peak_gflops) {
-  const double gflops = flops * 1e-9 * static_cast<double>(state.iterations()) / seconds;
-  state.counters["GFLOPS"] = gflops;
-  state.counters["peak_frac"] = gflops / peak_gflops;
-}
-
 void bench_cpu(benchmark::State& state, int threads, double peak_gflops) {
-  const int previous_threads = omp_get_max_threads();
-  omp_set_num_threads(threads);  // OpenBLAS's OpenMP build reads this on every call
+  const OmpThreadsScope omp(threads);
   const int64_t n = state.range(0);
   const Tensor a = ember::randn({n, n});
   const Tensor b = ember::randn({n, n});
   benchmark::DoNotOptimize(ember::kernels::matmul(a, b, false, false).data_ptr());  // warm-up: BLAS buffers, pages
-  double total_s = 0.0;
-  for (auto _ : state) {
-    const auto start = std::chrono::steady_clock::now();
+  const Timings t = time_interleaved(state, [&] {
+    const Stopwatch watch;
     Tensor c = ember::kernels::matmul(a, b, false, false);
     benchmark::DoNotOptimize(c.data_ptr());
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    total_s += seconds;
-    state.SetIterationTime(seconds);
-  }
-  omp_set_num_threads(previous_threads);
-  set_flop_counters(state, flops_of(n), total_s, peak_gflops);
+    return watch.seconds();  // before c is freed, as it always was
+  });
+  set_flop_counters(state, flops_of(n), t.ours_s, peak_gflops);
   state.SetLabel("omp_threads=" + std::to_string(threads) + " peak=" + std::to_string(static_cast<int>(peak_gflops)) +
                  "GFLOPS");
 }
@@ -133,13 +107,13 @@ void bench_cpu(benchmark::State& state, int threads, double peak_gflops) {
 double time_gpu_products(const Tensor& a, const Tensor& b, GemmProvider provider, int reps) {
   ember::kernels::set_gemm_provider(provider);
   ember::cuda::synchronize();
-  const auto start = std::chrono::steady_clock::now();
+  const Stopwatch watch;
   for (int r = 0; r < reps; ++r) {
     Tensor c = ember::kernels::matmul(a, b, false, false);
     benchmark::DoNotOptimize(c.data_ptr());
   }
   ember::cuda::synchronize();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return watch.seconds();
 }
 
 void bench_gpu(benchmark::State& state, double peak_gflops) {
@@ -161,58 +135,38 @@ void bench_gpu(benchmark::State& state, double peak_gflops) {
     state.SkipWithError(e.what());
     return;
   }
-  double ours_s = 0.0, cublas_s = 0.0;
-  for (auto _ : state) {
-    // Interleaved, so clock and thermal drift hit both providers alike.
-    const double ours = time_gpu_products(a, b, GemmProvider::custom, reps) / reps;
-    const double theirs = time_gpu_products(a, b, GemmProvider::cublas, reps) / reps;
-    ours_s += ours;
-    cublas_s += theirs;
-    state.SetIterationTime(ours);
-  }
+  const Timings t = time_interleaved(
+      state, [&] { return time_gpu_products(a, b, GemmProvider::custom, reps) / reps; },
+      [&] { return time_gpu_products(a, b, GemmProvider::cublas, reps) / reps; });
   ember::kernels::set_gemm_provider(previous);
-  set_flop_counters(state, flops, ours_s, peak_gflops);
-  const double cublas_gflops = flops * 1e-9 * static_cast<double>(state.iterations()) / cublas_s;
-  state.counters["cublas_GFLOPS"] = cublas_gflops;
-  state.counters["cublas_peak_frac"] = cublas_gflops / peak_gflops;
-  state.counters["ours/cublas"] = cublas_s / ours_s;
+  set_flop_counters(state, flops, t.ours_s, peak_gflops);
+  set_peer_counters(state, "cublas", flops, t, peak_gflops);  // cublas_GFLOPS, cublas_peak_frac, ours/cublas
   state.SetLabel(ember::cuda::device_name(0) + " peak=" + std::to_string(static_cast<int>(peak_gflops)) + "GFLOPS");
 }
 
 void register_benchmarks(const Options& o) {
   for (int threads : o.threads) {
-    const std::string name = "matmul_cpu_f32/omp_threads:" + std::to_string(threads);
-    auto* bm = benchmark::RegisterBenchmark(name.c_str(), [threads, peak = o.cpu_peak_gflops](benchmark::State& s) {
-      bench_cpu(s, threads, peak);
-    });
+    auto* bm = register_benchmark(
+        "matmul_cpu_f32/omp_threads:" + std::to_string(threads),
+        [threads, peak = o.cpu_peak_gflops](benchmark::State& s) { bench_cpu(s, threads, peak); },
+        benchmark::kMillisecond);
     for (int64_t n : kSizes)
       if (n <= o.cpu_max_size) bm->Arg(n);
     // Process CPU time sums every OpenMP thread (the default counts the main thread only).
-    bm->UseManualTime()->MeasureProcessCPUTime()->Unit(benchmark::kMillisecond);
-    bm->Repetitions(kRepetitions)->ReportAggregatesOnly(true);
+    bm->MeasureProcessCPUTime();
   }
   if (!ember::cuda::compiled_with_cuda()) return;  // a CUDA build without a GPU reports the skip
-  const double gpu_peak = o.gpu_peak_gflops;
-  auto* gpu = benchmark::RegisterBenchmark("matmul_cuda_f32/ours_vs_cublas",
-                                           [gpu_peak](benchmark::State& s) { bench_gpu(s, gpu_peak); });
+  auto* gpu = register_benchmark(
+      "matmul_cuda_f32/ours_vs_cublas", [peak = o.gpu_peak_gflops](benchmark::State& s) { bench_gpu(s, peak); },
+      benchmark::kMicrosecond);
   for (int64_t n : kSizes) gpu->Arg(n);
-  gpu->UseManualTime()->Unit(benchmark::kMicrosecond)->Repetitions(kRepetitions)->ReportAggregatesOnly(true);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   Options options;
-  try {
-    options = parse_options(&argc, argv);
-  } catch (const ember::Error& e) {
-    std::cerr << "bench_matmul: " << e.what() << "\n";
-    return 2;
-  }
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  register_benchmarks(options);
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return bench_main(
+      argc, argv, "bench_matmul", [&](int* c, char** v) { options = parse_options(c, v); },
+      [&] { register_benchmarks(options); });
 }

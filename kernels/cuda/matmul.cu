@@ -178,7 +178,7 @@ void custom_gemm(const GemmProblem& p, const T* a, const T* b, T* c) {
   }
 }
 
-// The problem in elements, from already-checked tensors (kernels/dispatch.cpp).
+// The problem in elements, from already-checked tensors (kernels/dispatch_matmul.cpp).
 GemmProblem gemm_problem(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b) {
   GemmProblem p;
   p.transpose_a = transpose_a;

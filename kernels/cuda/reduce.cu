@@ -86,7 +86,7 @@ __global__ void reduce_partials_kernel(int64_t n, Lift lift, V identity, Combine
 }
 
 // out = 0 everywhere, then out[o, indices[o, 0, i], i] = dy[o, 0, i]. The entry point has rejected
-// out-of-range indices (kernels/dispatch.cpp); the guard only keeps a direct backend call in bounds.
+// out-of-range indices (kernels/dispatch_reduce.cpp); the guard only keeps a direct backend call in bounds.
 template <class D>
 __global__ void scatter_dim_kernel(const D* dy, const int64_t* indices, D* out, int64_t n, int64_t size,
                                    int64_t inner) {

@@ -12,7 +12,7 @@
 //     (kernels/cuda/block_reduce.cuh: fixed order, deterministic);
 //   - a thread per row otherwise (a softmax over channels of [N, C, H, W]):
 //     neighbouring threads take neighbouring i, so every pass is coalesced.
-// Labels are in [0, C): the entry points (kernels/dispatch.cpp) check them on the
+// Labels are in [0, C): the entry points (kernels/dispatch_softmax.cpp) check them on the
 // device first, for the forward and the backward, with find_out_of_range.
 // The mean loss sums per-sample losses in fp64 in a single block: deterministic.
 #include <cstdint>

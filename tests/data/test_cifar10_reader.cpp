@@ -1,8 +1,6 @@
 #include "data/cifar10_reader.h"
 #include "data/file_bytes.h"
-#include "tests/data/temp_dir.h"
-#include "tests/support/gzip_bytes.h"
-#include "tests/support/expect.h"
+#include "tests/data/reader_fixture.h"
 
 using namespace ember;
 using namespace ember::data;
@@ -31,8 +29,7 @@ void write_cifar_folder(const TempDir& dir) {
 
 }  // namespace
 
-TEST_CASE("CIFAR-10 binary files read into [N, 3, 32, 32] u8 and i64 labels", "[data]") {
-  TempDir dir;
+TEST_CASE_METHOD(ReaderFixture, "CIFAR-10 binary files read into [N, 3, 32, 32] u8 and i64 labels", "[data]") {
   write_cifar_folder(dir);
   Dataset train = load_cifar10(dir.path(), Split::train);
   CHECK(train.name == "cifar-10/train");
@@ -58,32 +55,29 @@ TEST_CASE("CIFAR-10 binary files read into [N, 3, 32, 32] u8 and i64 labels", "[
   CHECK(test.images.data<uint8_t>()[3072 + 5] == synthetic_pixel(101, 5));
 }
 
-TEST_CASE("CIFAR-10 errors name the file: bad size, bad label, missing batch", "[data]") {
-  TempDir dir;
+TEST_CASE_METHOD(ReaderFixture, "CIFAR-10 errors name the file: bad size, bad label, missing batch", "[data]") {
   write_cifar_folder(dir);
-  const std::string bad = dir.file("data_batch_2.bin");
+  const std::string bad = file("data_batch_2.bin");
+  // The whole training folder is read; the error names the bad file in it.
+  const auto load_train = [&](const std::string&) { load_cifar10(dir.path(), Split::train); };
   std::vector<uint8_t> bytes = cifar_bytes(0, 2);
   bytes.resize(bytes.size() - 5);  // a truncated last record
-  write_bytes(bad, bytes);
-  expect_error_contains([&] { load_cifar10(dir.path(), Split::train); }, {bad, "6141 bytes", "multiple", "3073"});
-  write_bytes(bad, {});
-  expect_error_contains([&] { load_cifar10(dir.path(), Split::train); }, {bad, "size 0 bytes", "3073"});
+  expect_read_error(bad, bytes, load_train, {"6141 bytes", "multiple", "3073"});
+  expect_read_error(bad, {}, load_train, {"size 0 bytes", "3073"});
 
   bytes = cifar_bytes(0, 3);
   bytes[3073] = 10;  // the label byte of record 1
-  write_bytes(bad, bytes);
-  expect_error_contains([&] { load_cifar10(dir.path(), Split::train); }, {bad, "label 10 in record 1", "0..9"});
+  expect_read_error(bad, bytes, load_train, {"label 10 in record 1", "0..9"});
 
-  std::filesystem::remove(dir.file("data_batch_3.bin"));
+  std::filesystem::remove(file("data_batch_3.bin"));
   expect_error_contains([&] { load_cifar10(dir.path(), Split::train); }, {dir.path(), "data_batch_3.bin"});
   expect_error_contains([&] { read_cifar10_files({}, "none"); }, {"no files"});
 }
 
-TEST_CASE("a gzipped CIFAR-10 file reads the same, and inflates no further than the limit", "[data]") {
-  TempDir dir;
+TEST_CASE_METHOD(ReaderFixture, "a gzipped CIFAR-10 file reads the same, and inflates no further than the limit",
+                 "[data]") {
   const std::vector<uint8_t> raw = cifar_bytes(0, 3);
-  write_bytes(dir.file("batch.bin"), gzip_bytes(raw));
-  Dataset gz = read_cifar10_files({dir.file("batch.bin")}, "gz");
+  Dataset gz = read_cifar10_files({write_gzip_file(file("batch.bin"), raw)}, "gz");
   CHECK(gz.images.shape() == Shape{3, 3, 32, 32});
   CHECK(gz.images.data<uint8_t>()[2 * 3072 + 7] == synthetic_pixel(2, 7));
   // Inflation stops one byte past the limit: a few MB of gzip could otherwise inflate to

@@ -3,9 +3,7 @@
 #include "data/fashion_mnist.h"
 #include "data/file_bytes.h"
 #include "data/idx_reader.h"
-#include "tests/data/temp_dir.h"
-#include "tests/support/gzip_bytes.h"
-#include "tests/support/expect.h"
+#include "tests/data/reader_fixture.h"
 
 using namespace ember;
 using namespace ember::data;
@@ -24,6 +22,9 @@ std::vector<uint8_t> idx_bytes(const std::vector<uint32_t>& dims, const std::vec
   b.insert(b.end(), payload.begin(), payload.end());
   return b;
 }
+
+// read_idx with any number of dimensions: the reader expect_read_error runs.
+void read_any(const std::string& path) { read_idx(path); }
 
 int64_t pixel_sum(const Tensor& images, int64_t index) {
   const uint8_t* p = images.data<uint8_t>() + index * 28 * 28;
@@ -62,123 +63,103 @@ TEST_CASE("the committed Fashion-MNIST subset reads with known values", "[data]"
   CHECK(pixel_sum(test.images, 0) == 33456);
 }
 
-TEST_CASE("uncompressed IDX files read the same as gzipped ones", "[data]") {
-  TempDir dir;
+TEST_CASE_METHOD(ReaderFixture, "uncompressed IDX files read the same as gzipped ones", "[data]") {
   for (const char* stem : {"train-images-idx3-ubyte", "train-labels-idx1-ubyte"})
-    write_bytes(dir.file(stem), read_file_bytes(kSubset + "/" + stem + ".gz", "test", kMaxIdxDataBytes));
+    write_file(file(stem), read_file_bytes(kSubset + "/" + stem + ".gz", "test", kMaxIdxDataBytes));
   Dataset gz = load_fashion_mnist(kSubset, Split::train);
   Dataset raw = load_fashion_mnist(dir.path(), Split::train);
   CHECK(raw.images.to_vector<uint8_t>() == gz.images.to_vector<uint8_t>());
   CHECK(raw.labels.to_vector<int64_t>() == gz.labels.to_vector<int64_t>());
   // A file we gzip ourselves reads too.
-  write_bytes(dir.file("small.gz"), gzip_bytes(idx_bytes({2, 1, 3}, {1, 2, 3, 4, 5, 6})));
-  Tensor small = read_idx_images(dir.file("small.gz"));
+  Tensor small = read_idx_images(write_gzip_file(file("small.gz"), idx_bytes({2, 1, 3}, {1, 2, 3, 4, 5, 6})));
   CHECK(small.shape() == Shape{2, 1, 1, 3});
   CHECK(small.to_vector<uint8_t>() == std::vector<uint8_t>{1, 2, 3, 4, 5, 6});
 }
 
-TEST_CASE("IDX errors name the file and what is wrong", "[data]") {
-  TempDir dir;
-  const std::string p = dir.file("bad");
-  write_bytes(p, {0x12, 0x34, 0x08, 0x03, 0, 0, 0, 0});
-  expect_error_contains([&] { read_idx(p); }, {p, "magic number", "0x12340803"});
-  write_bytes(p, idx_bytes({1, 2, 2}, {1, 2, 3, 4}, 0x0D));
-  expect_error_contains([&] { read_idx(p); }, {p, "data type 0xd", "unsigned bytes"});
-  write_bytes(p, {0, 0});
-  expect_error_contains([&] { read_idx(p); }, {p, "too short", "magic number"});
-  write_bytes(p, {});
-  expect_error_contains([&] { read_idx(p); }, {p, "too short"});
-  write_bytes(p, idx_bytes({}, {}));
-  expect_error_contains([&] { read_idx(p); }, {p, "0 dimensions"});
+TEST_CASE_METHOD(ReaderFixture, "IDX errors name the file and what is wrong", "[data]") {
+  const std::string p = file("bad");
+  expect_read_error(p, {0x12, 0x34, 0x08, 0x03, 0, 0, 0, 0}, read_any, {"magic number", "0x12340803"});
+  expect_read_error(p, idx_bytes({1, 2, 2}, {1, 2, 3, 4}, 0x0D), read_any, {"data type 0xd", "unsigned bytes"});
+  expect_read_error(p, {0, 0}, read_any, {"too short", "magic number"});
+  expect_read_error(p, {}, read_any, {"too short"});
+  expect_read_error(p, idx_bytes({}, {}), read_any, {"0 dimensions"});
 
   // Truncated: the header promises 2 x 28 x 28 bytes, the file has 1000.
-  write_bytes(p, idx_bytes({2, 28, 28}, std::vector<uint8_t>(1000, 7)));
-  expect_error_contains([&] { read_idx_images(p); }, {p, "size", "1568 bytes", "has 1000", "truncated"});
-  write_bytes(p, idx_bytes({3}, {1, 2, 3, 4, 5}));
-  expect_error_contains([&] { read_idx_labels(p); }, {p, "size", "2 trailing bytes"});
-  write_bytes(p, {0, 0, 8, 3, 0, 0, 0, 2, 0, 0});  // 3 sizes announced, 1.5 present
-  expect_error_contains([&] { read_idx(p); }, {p, "truncated header"});
-  write_bytes(p, idx_bytes({0xffffffffu, 0xffffffffu, 0xffffffffu}, {}));  // sizes whose product overflows
-  expect_error_contains([&] { read_idx(p); }, {p, "size", "too large", "limit of 4294967296 bytes"});
+  expect_read_error(p, idx_bytes({2, 28, 28}, std::vector<uint8_t>(1000, 7)), read_idx_images,
+                    {"size", "1568 bytes", "has 1000", "truncated"});
+  expect_read_error(p, idx_bytes({3}, {1, 2, 3, 4, 5}), read_idx_labels, {"size", "2 trailing bytes"});
+  // 3 sizes announced, 1.5 present.
+  expect_read_error(p, {0, 0, 8, 3, 0, 0, 0, 2, 0, 0}, read_any, {"truncated header"});
+  // Sizes whose product overflows.
+  expect_read_error(p, idx_bytes({0xffffffffu, 0xffffffffu, 0xffffffffu}, {}), read_any,
+                    {"size", "too large", "limit of 4294967296 bytes"});
 
   // Wrong dimension counts for images and labels.
-  write_bytes(p, idx_bytes({4}, {0, 1, 2, 3}));
-  expect_error_contains([&] { read_idx_images(p); }, {p, "expected 3 dimension", "0x00000801", "gives 1"});
-  write_bytes(p, idx_bytes({1, 2, 2}, {0, 1, 2, 3}));
-  expect_error_contains([&] { read_idx_labels(p); }, {p, "expected 1 dimension", "gives 3"});
+  expect_read_error(p, idx_bytes({4}, {0, 1, 2, 3}), read_idx_images,
+                    {"expected 3 dimension", "0x00000801", "gives 1"});
+  expect_read_error(p, idx_bytes({1, 2, 2}, {0, 1, 2, 3}), read_idx_labels, {"expected 1 dimension", "gives 3"});
 }
 
-TEST_CASE("IDX sizes are bounded before anything is allocated from them", "[data]") {
-  TempDir dir;
-  const std::string p = dir.file("sizes");
+TEST_CASE_METHOD(ReaderFixture, "IDX sizes are bounded before anything is allocated from them", "[data]") {
+  const std::string p = file("sizes");
   // A 0 size made the byte count 0 and let the others through: [0, 1, 2^32-1, 2^32-1]
   // overflowed the int64 strides of the image tensor (a signed overflow).
-  write_bytes(p, idx_bytes({0, 0xffffffffu, 0xffffffffu}, {}));
-  expect_error_contains([&] { read_idx_images(p); },
-                        {p, "size", "[0, 4294967295, 4294967295]", "limit of 4294967296 bytes"});
-  write_bytes(p, idx_bytes({65536, 65536, 2}, {}));
-  expect_error_contains([&] { read_idx_images(p); }, {p, "size", "[65536, 65536, 2]", "limit of 4294967296 bytes"});
+  expect_read_error(p, idx_bytes({0, 0xffffffffu, 0xffffffffu}, {}), read_idx_images,
+                    {"size", "[0, 4294967295, 4294967295]", "limit of 4294967296 bytes"});
+  expect_read_error(p, idx_bytes({65536, 65536, 2}, {}), read_idx_images,
+                    {"size", "[65536, 65536, 2]", "limit of 4294967296 bytes"});
   // Empty arrays within the limit read.
-  write_bytes(p, idx_bytes({0, 28, 28}, {}));
-  CHECK(read_idx_images(p).shape() == Shape{0, 1, 28, 28});
+  CHECK(read_idx_images(write_file(p, idx_bytes({0, 28, 28}, {}))).shape() == Shape{0, 1, 28, 28});
 }
 
-TEST_CASE("a gzipped IDX file is inflated no further than its header declares", "[data]") {
-  TempDir dir;
-  const std::string p = dir.file("bomb.gz");
+TEST_CASE_METHOD(ReaderFixture, "a gzipped IDX file is inflated no further than its header declares", "[data]") {
+  const std::string p = file("bomb.gz");
   // The header declares 1 label; 64 MiB of zeros follow (64 KiB of gzip). The reader used to
   // inflate all of it first: a few MB of such a file inflate to gigabytes.
-  write_bytes(p, gzip_bytes(idx_bytes({1}, std::vector<uint8_t>(size_t{64} << 20, 0))));
-  expect_error_contains([&] { read_idx_labels(p); },
-                        {p, "size", "dimensions [1] need 1 bytes", "more than 1048576 trailing bytes"});
+  expect_read_error(p, gzip_bytes(idx_bytes({1}, std::vector<uint8_t>(size_t{64} << 20, 0))), read_idx_labels,
+                    {"size", "dimensions [1] need 1 bytes", "more than 1048576 trailing bytes"});
   // The same file inflated: every trailing byte is counted.
-  write_bytes(p, idx_bytes({1}, std::vector<uint8_t>(size_t{3} << 20, 0)));
-  expect_error_contains([&] { read_idx_labels(p); }, {p, "the file has 3145728 (3145727 trailing bytes)"});
+  expect_read_error(p, idx_bytes({1}, std::vector<uint8_t>(size_t{3} << 20, 0)), read_idx_labels,
+                    {"the file has 3145728 (3145727 trailing bytes)"});
 }
 
-TEST_CASE("gzip corruption and truncation are errors, never short reads", "[data]") {
-  TempDir dir;
+TEST_CASE_METHOD(ReaderFixture, "gzip corruption and truncation are errors, never short reads", "[data]") {
   std::vector<uint8_t> gz = test::read_bytes(kSubset + "/train-labels-idx1-ubyte.gz");
   REQUIRE(gz.size() > 600);
 
-  const std::string truncated = dir.file("truncated.gz");
-  write_bytes(truncated, std::vector<uint8_t>(gz.begin(), gz.begin() + 600));
-  expect_error_contains([&] { read_idx_labels(truncated); }, {truncated, "truncated gzip"});
+  expect_read_error(file("truncated.gz"), std::vector<uint8_t>(gz.begin(), gz.begin() + 600), read_idx_labels,
+                    {"truncated gzip"});
 
   // A flipped byte inside the compressed stream: a deflate error or a CRC mismatch.
-  const std::string corrupt = dir.file("corrupt.gz");
+  const std::string corrupt = file("corrupt.gz");
   std::vector<uint8_t> flipped = gz;
   flipped[500] ^= 0x5a;
-  write_bytes(corrupt, flipped);
-  expect_error_contains([&] { read_idx_labels(corrupt); }, {corrupt, "corrupt gzip"});
+  expect_read_error(corrupt, flipped, read_idx_labels, {"corrupt gzip"});
 
   // A wrong CRC-32 in the trailer alone (the data inflates fine).
   std::vector<uint8_t> bad_crc = gz;
   bad_crc[gz.size() - 8] ^= 0xff;
-  write_bytes(corrupt, bad_crc);
-  expect_error_contains([&] { read_idx_labels(corrupt); }, {corrupt, "corrupt gzip", "incorrect data check"});
+  expect_read_error(corrupt, bad_crc, read_idx_labels, {"corrupt gzip", "incorrect data check"});
 
   std::vector<uint8_t> garbage = gz;
   garbage.push_back(0x42);
-  write_bytes(corrupt, garbage);
-  expect_error_contains([&] { read_idx_labels(corrupt); }, {corrupt, "garbage after the gzip stream"});
+  expect_read_error(corrupt, garbage, read_idx_labels, {"garbage after the gzip stream"});
 }
 
-TEST_CASE("Fashion-MNIST folder errors: missing files, count mismatch, bad labels", "[data]") {
-  TempDir dir;
+TEST_CASE_METHOD(ReaderFixture, "Fashion-MNIST folder errors: missing files, count mismatch, bad labels", "[data]") {
   expect_error_contains([&] { load_fashion_mnist(dir.path(), Split::test); },
                         {dir.path(), "t10k-images-idx3-ubyte.gz", "t10k-images-idx3-ubyte"});
   expect_error_contains([&] { load_fashion_mnist(dir.path() + "/nope", Split::train); }, {"nope", "train-images"});
 
-  write_bytes(dir.file("t10k-images-idx3-ubyte"), idx_bytes({3, 2, 2}, std::vector<uint8_t>(12, 1)));
-  write_bytes(dir.file("t10k-labels-idx1-ubyte"), idx_bytes({2}, {1, 2}));
+  write_file(file("t10k-images-idx3-ubyte"), idx_bytes({3, 2, 2}, std::vector<uint8_t>(12, 1)));
+  write_file(file("t10k-labels-idx1-ubyte"), idx_bytes({2}, {1, 2}));
   expect_error_contains([&] { load_fashion_mnist(dir.path(), Split::test); }, {"3 images", "2 labels"});
 
-  write_bytes(dir.file("t10k-labels-idx1-ubyte"), idx_bytes({3}, {1, 12, 2}));
-  expect_error_contains([&] { load_fashion_mnist(dir.path(), Split::test); },
-                        {dir.file("t10k-labels-idx1-ubyte"), "label 12 at index 1", "0..9"});
+  const auto load_test = [&](const std::string&) { load_fashion_mnist(dir.path(), Split::test); };
+  expect_read_error(file("t10k-labels-idx1-ubyte"), idx_bytes({3}, {1, 12, 2}), load_test,
+                    {"label 12 at index 1", "0..9"});
 
-  write_bytes(dir.file("t10k-labels-idx1-ubyte"), idx_bytes({3}, {1, 9, 2}));
+  write_file(file("t10k-labels-idx1-ubyte"), idx_bytes({3}, {1, 9, 2}));
   Dataset ok = load_fashion_mnist(dir.path(), Split::test);
   CHECK(ok.images.shape() == Shape{3, 1, 2, 2});
   CHECK(ok.labels.to_vector<int64_t>() == std::vector<int64_t>{1, 9, 2});

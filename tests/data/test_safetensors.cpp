@@ -1,8 +1,7 @@
 #include <cstring>
 
 #include "data/safetensors.h"
-#include "tests/data/temp_dir.h"
-#include "tests/support/expect.h"
+#include "tests/data/reader_fixture.h"
 
 using namespace ember;
 using namespace ember::data;
@@ -24,11 +23,13 @@ std::vector<uint8_t> file_bytes(const std::string& header, const std::vector<uin
   return b;
 }
 
+// load_safetensors given the path alone: the reader expect_read_error runs.
+void load(const std::string& path) { load_safetensors(path); }
+
 }  // namespace
 
-TEST_CASE("safetensors round trip of every dtype, 0-d and empty tensors", "[safetensors]") {
-  TempDir dir;
-  const std::string path = dir.file("all.safetensors");
+TEST_CASE_METHOD(ReaderFixture, "safetensors round trip of every dtype, 0-d and empty tensors", "[safetensors]") {
+  const std::string path = file("all.safetensors");
   const NamedTensors tensors = {
       {"w.f32", from_vector<float>({1.5f, -2.25f, 3e-8f, 4e30f, 0.0f, -0.0f}, {2, 3})},
       {"h.f16", from_vector<Half>({Half(1.0f), Half(-0.5f), Half(65504.0f), Half(6e-8f)}, {4})},
@@ -65,9 +66,8 @@ TEST_CASE("safetensors round trip of every dtype, 0-d and empty tensors", "[safe
   CHECK(loaded_metadata.empty());
 }
 
-TEST_CASE("the safetensors layout is byte exact for a tiny file", "[safetensors]") {
-  TempDir dir;
-  const std::string path = dir.file("tiny.safetensors");
+TEST_CASE_METHOD(ReaderFixture, "the safetensors layout is byte exact for a tiny file", "[safetensors]") {
+  const std::string path = file("tiny.safetensors");
   save_safetensors(path, {{"a", from_vector<float>({1.0f, 2.0f}, {2})}});
   // 54 bytes of JSON padded with 2 spaces to 56 = 0x38; then 1.0f and 2.0f little-endian.
   const std::string json = R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})";
@@ -88,23 +88,17 @@ TEST_CASE("the safetensors layout is byte exact for a tiny file", "[safetensors]
   CHECK(header == std::string("\x88\0\0\0\0\0\0\0", 8) + json2 + "      ");
 }
 
-TEST_CASE("safetensors load errors name the file and the field", "[safetensors]") {
-  TempDir dir;
-  const std::string p = dir.file("bad.safetensors");
+TEST_CASE_METHOD(ReaderFixture, "safetensors load errors name the file and the field", "[safetensors]") {
+  const std::string p = file("bad.safetensors");
   const std::vector<uint8_t> eight(8, 0);
   auto expect_load_error = [&](const std::string& header, const std::vector<uint8_t>& data,
-                               std::vector<std::string> fragments) {
-    write_bytes(p, file_bytes(header, data));
-    fragments.push_back(p);
-    expect_error_contains([&] { load_safetensors(p); }, fragments);
+                               const std::vector<std::string>& fragments) {
+    expect_read_error(p, file_bytes(header, data), load, fragments);
   };
-  write_bytes(p, {1, 2, 3});
-  expect_error_contains([&] { load_safetensors(p); }, {p, "too short", "3 bytes"});
-  write_bytes(p, {200, 0, 0, 0, 0, 0, 0, 0, '{', '}'});
-  expect_error_contains([&] { load_safetensors(p); }, {p, "header length 200", "beyond the end"});
-  write_bytes(p, {0, 0, 0, 0, 0, 0, 0, 0x80});
-  expect_error_contains([&] { load_safetensors(p); }, {p, "header length"});
-  expect_error_contains([&] { load_safetensors(dir.file("missing")); }, {dir.file("missing"), "cannot open"});
+  expect_read_error(p, {1, 2, 3}, load, {"too short", "3 bytes"});
+  expect_read_error(p, {200, 0, 0, 0, 0, 0, 0, 0, '{', '}'}, load, {"header length 200", "beyond the end"});
+  expect_read_error(p, {0, 0, 0, 0, 0, 0, 0, 0x80}, load, {"header length"});
+  expect_error_contains([&] { load_safetensors(file("missing")); }, {file("missing"), "cannot open"});
 
   expect_load_error(R"({"w":{"dtype":"F32",)", {}, {"header", "bad JSON"});
   expect_load_error(R"([1, 2])", {}, {"header", "must be a JSON object"});
@@ -141,28 +135,27 @@ TEST_CASE("safetensors load errors name the file and the field", "[safetensors]"
   save_safetensors(p, {{"a", from_vector<float>({1, 2, 3}, {3})}});
   std::vector<uint8_t> bytes = read_bytes(p);
   bytes.resize(bytes.size() - 3);
-  write_bytes(p, bytes);
-  expect_error_contains([&] { load_safetensors(p); }, {p, "'a'", "data_offsets", "out of range"});
+  expect_read_error(p, bytes, load, {"'a'", "data_offsets", "out of range"});
 }
 
-TEST_CASE("safetensors headers nest at most 16 levels", "[safetensors]") {
-  TempDir dir;
-  const std::string p = dir.file("crafted.safetensors");
+TEST_CASE_METHOD(ReaderFixture, "safetensors headers nest at most 16 levels", "[safetensors]") {
+  const std::string p = file("crafted.safetensors");
   // 200000 nested arrays in a field: printing the field for the error recursed once per level
   // and overflowed the stack (`ember eval --load` died with a segfault).
   const std::string deep = std::string(200000, '[') + std::string(200000, ']');
-  write_bytes(p, file_bytes(R"({"w":{"dtype":)" + deep + R"(,"shape":[1],"data_offsets":[0,4]}})", {0, 0, 0, 0}));
-  expect_error_contains([&] { load_safetensors(p); }, {p, "header", "nests deeper than 16 levels"});
-  write_bytes(p, file_bytes(R"({"__metadata__":{"a":)" + deep + "}}", {}));
-  expect_error_contains([&] { load_safetensors(p); }, {p, "header", "nests deeper than 16 levels"});
+  expect_read_error(p, file_bytes(R"({"w":{"dtype":)" + deep + R"(,"shape":[1],"data_offsets":[0,4]}})", {0, 0, 0, 0}),
+                    load, {"header", "nests deeper than 16 levels"});
+  expect_read_error(p, file_bytes(R"({"__metadata__":{"a":)" + deep + "}}", {}), load,
+                    {"header", "nests deeper than 16 levels"});
   // 16 levels are fine (here in a field the reader ignores); a long value is quoted cut short.
   const std::string sixteen = std::string(14, '[') + std::string(14, ']');
   write_bytes(p, file_bytes(R"({"w":{"dtype":"U8","shape":[1],"data_offsets":[0,1],"extra":)" + sixteen + "}}", {7}));
   CHECK(load_safetensors(p).at("w").to_vector<uint8_t>() == std::vector<uint8_t>{7});
-  write_bytes(p, file_bytes(R"({"w":{"dtype":")" + std::string(1000, 'x') + R"("}})", {}));
-  expect_error_contains([&] { load_safetensors(p); }, {p, "'w'", "'shape' is missing"});
-  write_bytes(p, file_bytes(R"({"w":{"dtype":[")" + std::string(1000, 'x') + R"("],"shape":[],"data_offsets":[0,0]}})", {}));
-  expect_error_contains([&] { load_safetensors(p); }, {p, "'dtype' must be a string, got [\"xxxx", "xxx..."});
+  expect_read_error(p, file_bytes(R"({"w":{"dtype":")" + std::string(1000, 'x') + R"("}})", {}), load,
+                    {"'w'", "'shape' is missing"});
+  const std::string long_dtype =
+      R"({"w":{"dtype":[")" + std::string(1000, 'x') + R"("],"shape":[],"data_offsets":[0,0]}})";
+  expect_read_error(p, file_bytes(long_dtype, {}), load, {"'dtype' must be a string, got [\"xxxx", "xxx..."});
 }
 
 TEST_CASE("safetensors files in memory parse like files", "[safetensors]") {
@@ -171,23 +164,21 @@ TEST_CASE("safetensors files in memory parse like files", "[safetensors]") {
   expect_error_contains([&] { parse_safetensors(bytes.data(), 3, "mem.safetensors"); }, {"mem.safetensors", "too short"});
 }
 
-TEST_CASE("safetensors shapes with a zero size are bounded too", "[safetensors]") {
-  TempDir dir;
-  const std::string p = dir.file("crafted.safetensors");
+TEST_CASE_METHOD(ReaderFixture, "safetensors shapes with a zero size are bounded too", "[safetensors]") {
+  const std::string p = file("crafted.safetensors");
   // A 0 size made the byte count 0 and let the others through: [2^32, 2^32, 0] overflowed
   // the tensor's int64 numel, [0, 2^32, 2^32] its strides (signed overflows).
   for (const char* shape : {"[4294967296,4294967296,0]", "[0,4294967296,4294967296]"}) {
-    write_bytes(p, file_bytes(std::string(R"({"w":{"dtype":"F32","shape":)") + shape + R"(,"data_offsets":[0,0]}})", {}));
-    expect_error_contains([&] { load_safetensors(p); }, {p, "'w'", "'shape'", "too large", "2^63 - 1 bytes"});
+    const std::string header = std::string(R"({"w":{"dtype":"F32","shape":)") + shape + R"(,"data_offsets":[0,0]}})";
+    expect_read_error(p, file_bytes(header, {}), load, {"'w'", "'shape'", "too large", "2^63 - 1 bytes"});
   }
   // Large sizes whose nonzero product fits are an empty tensor.
   write_bytes(p, file_bytes(R"({"w":{"dtype":"F32","shape":[65536,0,65536],"data_offsets":[0,0]}})", {}));
   CHECK(load_safetensors(p).at("w").shape() == Shape{65536, 0, 65536});
 }
 
-TEST_CASE("safetensors accepts what the spec allows", "[safetensors]") {
-  TempDir dir;
-  const std::string p = dir.file("ok.safetensors");
+TEST_CASE_METHOD(ReaderFixture, "safetensors accepts what the spec allows", "[safetensors]") {
+  const std::string p = file("ok.safetensors");
   // Unpadded header, fields in another order, extra whitespace, an empty header.
   write_bytes(p, file_bytes(R"( { "x" : { "data_offsets" : [0, 2], "shape" : [2], "dtype" : "U8" } } )", {5, 6}));
   const auto loaded = load_safetensors(p);
@@ -197,9 +188,8 @@ TEST_CASE("safetensors accepts what the spec allows", "[safetensors]") {
   CHECK(load_safetensors(p).empty());
 }
 
-TEST_CASE("a failed save leaves the previous file intact", "[safetensors]") {
-  TempDir dir;
-  const std::string path = dir.file("model.safetensors");
+TEST_CASE_METHOD(ReaderFixture, "a failed save leaves the previous file intact", "[safetensors]") {
+  const std::string path = file("model.safetensors");
   save_safetensors(path, {{"w", from_vector<float>({1, 2}, {2})}}, {{"epoch", "1"}});
   const std::vector<uint8_t> good = read_bytes(path);
 
@@ -222,7 +212,7 @@ TEST_CASE("a failed save leaves the previous file intact", "[safetensors]") {
   CHECK(read_bytes(path) == good);
   std::filesystem::remove(path + ".tmp");
 
-  expect_error_contains([&] { save_safetensors(dir.file("no/such/dir/m.safetensors"), {}); },
+  expect_error_contains([&] { save_safetensors(file("no/such/dir/m.safetensors"), {}); },
                         {"no/such/dir/m.safetensors.tmp", "cannot create"});
 
   SafetensorsMetadata metadata;

@@ -201,7 +201,7 @@ TEST_CASE("cross_entropy rejects bad labels and shapes, naming them", "[softmax]
 
 TEST_CASE("cross_entropy_backward checks its labels too", "[softmax][errors]") {
   // The backward indexes with its labels, which need not be the forward's: the entry point
-  // checks them again (kernels/dispatch.cpp), with the forward's message.
+  // checks them again (kernels/dispatch_softmax.cpp), with the forward's message.
   const Tensor logits = randn({3, 4});
   Tensor log_probs;
   kernels::cross_entropy(logits, from_vector<int64_t>({0, 3, 1}, {3}), &log_probs);

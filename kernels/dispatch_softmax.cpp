@@ -6,43 +6,40 @@
 
 namespace ember::kernels {
 
-Tensor softmax(const Tensor& x, int64_t dim) {
-  check_floating(x, "softmax");
-  dim = x.shape().wrap_dim(dim, "softmax");
-  OpNameScope scope("softmax");
+namespace {
+
+// softmax and log_softmax share their checks and allocation; `log` picks the backend.
+Tensor softmax_forward(const Tensor& x, int64_t dim, bool log) {
+  const char* op = log ? "log_softmax" : "softmax";
+  check_floating(x, op);
+  dim = x.shape().wrap_dim(dim, op);
+  OpNameScope scope(op);
   Tensor y = empty_like(x);
-  if (y.numel() > 0) EMBER_BACKEND(x.device(), softmax, x, dim, y);
+  if (y.numel() == 0) return y;
+  if (log) EMBER_BACKEND(x.device(), log_softmax, x, dim, y);
+  else EMBER_BACKEND(x.device(), softmax, x, dim, y);
   return y;
 }
 
-Tensor log_softmax(const Tensor& x, int64_t dim) {
-  check_floating(x, "log_softmax");
-  dim = x.shape().wrap_dim(dim, "log_softmax");
-  OpNameScope scope("log_softmax");
-  Tensor y = empty_like(x);
-  if (y.numel() > 0) EMBER_BACKEND(x.device(), log_softmax, x, dim, y);
-  return y;
-}
-
-Tensor softmax_backward(const Tensor& y, const Tensor& dy, int64_t dim) {
-  check_same_shape(y, dy, "softmax_backward");
-  check_compatible(y, dy, "softmax_backward");
-  dim = y.shape().wrap_dim(dim, "softmax_backward");
-  OpNameScope scope("softmax_backward");
+Tensor softmax_gradient(const Tensor& y, const Tensor& dy, int64_t dim, bool log) {
+  const char* op = log ? "log_softmax_backward" : "softmax_backward";
+  check_same_shape(y, dy, op);
+  check_compatible(y, dy, op);
+  dim = y.shape().wrap_dim(dim, op);
+  OpNameScope scope(op);
   Tensor dx = empty_like(y);
-  if (dx.numel() > 0) EMBER_BACKEND(y.device(), softmax_backward, y, dy, dim, dx);
+  if (dx.numel() == 0) return dx;
+  if (log) EMBER_BACKEND(y.device(), log_softmax_backward, y, dy, dim, dx);
+  else EMBER_BACKEND(y.device(), softmax_backward, y, dy, dim, dx);
   return dx;
 }
 
-Tensor log_softmax_backward(const Tensor& y, const Tensor& dy, int64_t dim) {
-  check_same_shape(y, dy, "log_softmax_backward");
-  check_compatible(y, dy, "log_softmax_backward");
-  dim = y.shape().wrap_dim(dim, "log_softmax_backward");
-  OpNameScope scope("log_softmax_backward");
-  Tensor dx = empty_like(y);
-  if (dx.numel() > 0) EMBER_BACKEND(y.device(), log_softmax_backward, y, dy, dim, dx);
-  return dx;
-}
+}  // namespace
+
+Tensor softmax(const Tensor& x, int64_t dim) { return softmax_forward(x, dim, false); }
+Tensor log_softmax(const Tensor& x, int64_t dim) { return softmax_forward(x, dim, true); }
+Tensor softmax_backward(const Tensor& y, const Tensor& dy, int64_t dim) { return softmax_gradient(y, dy, dim, false); }
+Tensor log_softmax_backward(const Tensor& y, const Tensor& dy, int64_t dim) { return softmax_gradient(y, dy, dim, true); }
 
 Tensor cross_entropy(const Tensor& logits, const Tensor& labels, Tensor* log_probs) {
   check_floating(logits, "cross_entropy");

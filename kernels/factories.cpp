@@ -30,20 +30,27 @@ Tensor arange(double start, double end, double step, TensorOptions options) {
   return t;
 }
 
-Tensor rand(const Shape& shape, TensorOptions options, double low, double high) {
+namespace {
+
+// A tensor filled by `fill` from the generator's next Philox counters, `per_counter` draws each
+// (uniform: 4 lanes; normal: 2, a Box-Muller pair). The fill writes it before any graph sees it.
+template <class Fill>
+Tensor drawn(const Shape& shape, TensorOptions options, uint64_t per_counter, const Fill& fill) {
   const bool requires_grad = options.requires_grad_;
   Tensor t = empty(shape, options.requires_grad(false));
-  kernels::uniform_(t, reserve_random(static_cast<uint64_t>(t.numel() + 3) / 4), low, high);
+  fill(t, reserve_random((static_cast<uint64_t>(t.numel()) + per_counter - 1) / per_counter));
   if (requires_grad) t.requires_grad_();
   return t;
 }
 
+}  // namespace
+
+Tensor rand(const Shape& shape, TensorOptions options, double low, double high) {
+  return drawn(shape, options, 4, [&](const Tensor& t, GeneratorState s) { kernels::uniform_(t, s, low, high); });
+}
+
 Tensor randn(const Shape& shape, TensorOptions options, double mean, double std) {
-  const bool requires_grad = options.requires_grad_;
-  Tensor t = empty(shape, options.requires_grad(false));
-  kernels::normal_(t, reserve_random(static_cast<uint64_t>(t.numel() + 1) / 2), mean, std);
-  if (requires_grad) t.requires_grad_();
-  return t;
+  return drawn(shape, options, 2, [&](const Tensor& t, GeneratorState s) { kernels::normal_(t, s, mean, std); });
 }
 
 Tensor randperm(int64_t n) {

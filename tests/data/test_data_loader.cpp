@@ -11,6 +11,7 @@
 #include "data/sampler.h"
 #include "memory/memory.h"
 #include "tests/support/error_bound.h"
+#include "tests/data/same_batches.h"
 #include "tests/support/expect.h"
 #include "tests/support/gpu_test_case.h"
 
@@ -342,19 +343,7 @@ EMBER_CUDA_TEST_CASE("a CUDA loader delivers the CPU loader's batches", "[data]"
   for (bool prefetch : {true, false}) {
     on_gpu.prefetch(prefetch);
     DataLoader cpu(d, o), gpu(d, on_gpu);
-    for (int epoch = 0; epoch < 2; ++epoch) {
-      cpu.start_epoch(epoch);
-      gpu.start_epoch(epoch);
-      Batch x, y;
-      while (cpu.next(x)) {
-        REQUIRE(gpu.next(y));
-        CHECK(y.images.is_cuda());
-        CHECK(y.labels.is_cuda());
-        CHECK(x.images.to_vector<float>() == y.images.to_vector<float>());
-        CHECK(x.labels.to_vector<int64_t>() == y.labels.to_vector<int64_t>());
-      }
-      CHECK_FALSE(gpu.next(y));
-    }
+    test::expect_same_batches(cpu, gpu, 2);
   }
 }
 

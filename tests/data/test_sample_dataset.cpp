@@ -9,6 +9,7 @@
 #include "data/sample_dataset.h"
 #include "kernels/factories.h"
 #include "memory/memory.h"
+#include "tests/data/same_batches.h"
 #include "tests/support/expect.h"
 #include "tests/support/gpu_test_case.h"
 
@@ -127,17 +128,6 @@ EMBER_CUDA_TEST_CASE("a CUDA loader over a SampleDataset delivers the CPU loader
   for (int64_t workers : {0, 1}) {
     DataLoader cpu(points(11), DataLoaderOptions(options).workers(workers));
     DataLoader gpu(points(11), DataLoaderOptions(options).workers(workers).device(kCUDA));
-    for (int epoch = 0; epoch < 2; ++epoch) {
-      cpu.start_epoch(epoch);
-      gpu.start_epoch(epoch);
-      Batch x, y;
-      while (cpu.next(x)) {
-        REQUIRE(gpu.next(y));
-        CHECK(y.images.is_cuda());
-        CHECK(x.images.to_vector<float>() == y.images.to_vector<float>());
-        CHECK(x.labels.to_vector<int64_t>() == y.labels.to_vector<int64_t>());
-      }
-      CHECK_FALSE(gpu.next(y));
-    }
+    test::expect_same_batches(cpu, gpu, 2);
   }
 }

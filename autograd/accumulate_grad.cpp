@@ -35,7 +35,12 @@ void accumulate_into_leaf(const Tensor& leaf, const Tensor& grad) {
 }
 
 std::vector<Tensor> AccumulateGrad::apply(const Tensor& grad_output) {
-  if (auto impl = leaf_.lock()) accumulate_into_leaf(Tensor(impl), grad_output);
+  if (auto impl = leaf_.lock()) {
+    const Tensor leaf(impl);
+    accumulate_into_leaf(leaf, grad_output);
+    // The engine ran this node once, with every use's gradient summed: .grad is complete.
+    if (const auto& hook = impl->autograd.post_accumulate_grad_hook) hook(leaf);
+  }
   return {};
 }
 

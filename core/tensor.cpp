@@ -89,6 +89,12 @@ void Tensor::set_grad(const Tensor& grad) const {
   checked_impl().autograd.grad = grad.impl_;
 }
 
+void Tensor::set_post_accumulate_grad_hook(std::function<void(const Tensor& leaf)> hook) const {
+  EMBER_CHECK(is_leaf(), "set_post_accumulate_grad_hook: " << str()
+                                                             << " is not a leaf: its gradient flows on to the inputs it was computed from");
+  checked_impl().autograd.post_accumulate_grad_hook = std::move(hook);
+}
+
 const std::shared_ptr<autograd::Node>& Tensor::grad_fn() const { return checked_impl().autograd.grad_fn; }
 
 Tensor Tensor::detach() const {

@@ -16,6 +16,7 @@
 // layer that records graphs; factories live in kernels/factories.h.
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -32,6 +33,7 @@ namespace ember {
 namespace autograd {
 class Node;
 }
+class Tensor;
 
 // Shared by a tensor and all its views (reshape, detach(), saved tensors).
 struct Storage {
@@ -51,6 +53,8 @@ struct AutogradMeta {
   std::shared_ptr<TensorImpl> grad;             // leaf gradient, accumulated by backward
   std::shared_ptr<autograd::Node> grad_fn;      // the node that produced this tensor
   std::weak_ptr<autograd::Node> grad_accumulator;  // a leaf's AccumulateGrad node, shared by its uses
+  // A leaf's: runs after a backward has added all of its gradient into .grad (set_post_accumulate_grad_hook).
+  std::function<void(const Tensor& leaf)> post_accumulate_grad_hook;
 };
 
 struct TensorImpl {
@@ -117,6 +121,10 @@ class Tensor {
   Tensor& requires_grad_(bool requires = true);
   Tensor grad() const;                 // undefined until a backward reached it
   void set_grad(const Tensor& grad) const;
+  // Runs hook(leaf) each time a backward has added all of its gradient into .grad, as
+  // PyTorch's register_post_accumulate_grad_hook: the moment the gradient is ready (data-parallel
+  // training starts reducing it then, train/data_parallel.h). One hook per leaf; an empty one removes it.
+  void set_post_accumulate_grad_hook(std::function<void(const Tensor& leaf)> hook) const;
   const std::shared_ptr<autograd::Node>& grad_fn() const;
   bool is_leaf() const { return grad_fn() == nullptr; }
   Tensor detach() const;               // shares storage, no history

@@ -76,3 +76,20 @@ TEST_CASE("a deep chain does not overflow the stack", "[autograd]") {
   sum(y).backward();
   expect_values(x.grad(), {1}, 0, "20000-node chain");
 }
+
+TEST_CASE("a post-accumulate-grad hook runs once per backward, when the leaf's gradient is whole", "[autograd]") {
+  const Tensor w = from_vector<float>({1, 2}, {2}).requires_grad_();
+  std::vector<std::vector<float>> seen;
+  w.set_post_accumulate_grad_hook([&](const Tensor& leaf) { seen.push_back(leaf.grad().to_vector<float>()); });
+  // w is used twice: the hook sees the sum of both uses' gradients, once.
+  sum(add(mul(w, 3.0), mul(w, w))).backward();
+  REQUIRE(seen.size() == 1);
+  CHECK(seen[0] == std::vector<float>{3 + 2 * 1, 3 + 2 * 2});
+  sum(w).backward();  // a second backward accumulates, and the hook sees the total
+  REQUIRE(seen.size() == 2);
+  CHECK(seen[1] == std::vector<float>{6, 8});
+  w.set_post_accumulate_grad_hook({});
+  sum(w).backward();
+  CHECK(seen.size() == 2);
+  expect_error_contains([&] { mul(w, 2.0).set_post_accumulate_grad_hook([](const Tensor&) {}); }, {"not a leaf"});
+}

@@ -15,7 +15,10 @@ set(EMBER_NCCL AUTO CACHE STRING "Use NCCL for dist/'s CUDA tensors: AUTO (if fo
 set_property(CACHE EMBER_NCCL PROPERTY STRINGS AUTO ON OFF)
 
 set(EMBER_HAVE_MPI OFF)
-if(EMBER_MPI STREQUAL "ON" OR (EMBER_MPI STREQUAL "AUTO" AND NOT EMBER_SANITIZE))
+if(EMBER_MPI STREQUAL "AUTO" AND EMBER_SANITIZE)
+  message(STATUS "ember: MPI skipped under EMBER_SANITIZE (LeakSanitizer reports Open MPI's own allocations); "
+                 "EMBER_MPI=ON uses it")
+elseif(NOT EMBER_MPI STREQUAL "OFF")
   include(${CMAKE_CURRENT_LIST_DIR}/EmberMPI.cmake)  # ember::mpi, the same way the installed package finds it
   if(TARGET ember::mpi)
     set(EMBER_HAVE_MPI ON)

@@ -42,6 +42,12 @@ endif()
 if(EMBER_HAVE_CUDA)
   list(APPEND ember_finders ${PROJECT_SOURCE_DIR}/cmake/EmberCuDNN.cmake)
 endif()
+if(EMBER_HAVE_MPI)
+  list(APPEND ember_finders ${PROJECT_SOURCE_DIR}/cmake/EmberMPI.cmake)
+endif()
+if(EMBER_HAVE_NCCL)
+  list(APPEND ember_finders ${PROJECT_SOURCE_DIR}/cmake/EmberNCCL.cmake)
+endif()
 
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/emberConfig.cmake.in
                               ${PROJECT_BINARY_DIR}/emberConfig.cmake

@@ -12,6 +12,7 @@ packages=(
   nlohmann-json3-dev       # --json output, safetensors headers
   libbenchmark-dev         # bench/
   zlib1g-dev               # .gz datasets
+  libopenmpi-dev openmpi-bin  # dist/: MPI collectives on CPU tensors, mpirun for jobs of several processes
   libomp-dev
   dataset-fashion-mnist    # the default training data
   clang-14 libclang-rt-14-dev  # scripts/fuzz.sh: libFuzzer, ASan and UBSan runtimes (libclang_rt.fuzzer*.a)

@@ -1,13 +1,15 @@
 // Built by scripts/check-install.sh against an installed ember, twice: with only
 // `pkg-config --cflags --libs ember`, and through the CMake package in this folder's
 // project. A few Trainer steps on the spirals reach every library, from train/ down to
-// core/, so a missing library or a wrong link order fails the link.
+// core/, and dist::world() with an all_reduce reaches dist/ and the MPI and NCCL it links
+// (when ember was built with them), so a missing library or a wrong link order fails the link.
 #include <iostream>
 #include <memory>
 #include <vector>
 
 #include "core/cuda_runtime.h"
 #include "data/synthetic.h"
+#include "dist/world.h"
 #include "memory/memory.h"
 #include "models/mlp.h"
 #include "optim/sgd.h"
@@ -23,7 +25,10 @@ int main() {
   });
   train::StepResult result;
   for (int step = 0; step < 3; ++step) result = trainer.step(x, spirals.labels);
+  dist::ProcessGroup& world = dist::world();  // one process: rank 0 of 1
+  world.all_reduce(spirals.labels, dist::ReduceOp::sum);
   std::cout << "install smoke: 3 steps, loss " << result.loss << ", CUDA backend "
             << (cuda::compiled_with_cuda() ? "on" : "off") << ", " << cuda::device_count()
-            << " GPU(s), peak " << memory_stats(kCPU).allocated_bytes.peak << " B on the CPU\n";
+            << " GPU(s), peak " << memory_stats(kCPU).allocated_bytes.peak << " B on the CPU, dist rank "
+            << world.rank() << " of " << world.size() << " (" << world.backend_name() << ")\n";
 }

@@ -92,7 +92,7 @@ void DataLoader::make_staging_buffers() {
 DataLoader::~DataLoader() { prefetcher_.reset(); }
 
 int64_t DataLoader::epoch_size() const {
-  return options_.shard_ranks() == 1 ? size_ : shard_size(size_, options_.shard_ranks(), options_.shard_drops_uneven());
+  return options_.shard_ranks() == 1 ? size_ : shard_size(size_, options_.shard_ranks(), options_.shard_ends(), options_.shard_rank());
 }
 
 int64_t DataLoader::batches_per_epoch() const {
@@ -103,7 +103,7 @@ int64_t DataLoader::batches_per_epoch() const {
 std::vector<int64_t> DataLoader::sample_order(int64_t epoch) const {
   std::vector<int64_t> order = epoch_order(size_, options_.shuffle(), options_.seed(), epoch);
   if (options_.shard_ranks() == 1) return order;
-  return shard_of(order, options_.shard_rank(), options_.shard_ranks(), options_.shard_drops_uneven());
+  return shard_of(order, options_.shard_rank(), options_.shard_ranks(), options_.shard_ends());
 }
 
 void DataLoader::start_epoch(int64_t epoch, int64_t first_batch) {

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "core/device.h"
+#include "data/sampler.h"
 #include "data/transforms.h"
 
 namespace ember::data {
@@ -33,11 +34,12 @@ class DataLoaderOptions {
   // Data-parallel training: this loader yields rank `rank` of `ranks`'s part of each epoch
   // (data/sampler.h's shard_of, PyTorch's DistributedSampler): the same seed on every rank
   // shuffles the same way, and the ranks' parts are disjoint, padded to equal sizes by
-  // repeating samples (or, with drop_uneven, cut to equal sizes).
-  DataLoaderOptions& shard(int64_t rank, int64_t ranks, bool drop_uneven = false) {
+  // repeating samples (ShardEnds::drop: cut to equal sizes; ShardEnds::uneven, for evaluation:
+  // every sample once, the parts differing by one).
+  DataLoaderOptions& shard(int64_t rank, int64_t ranks, ShardEnds ends = ShardEnds::pad) {
     shard_rank_ = rank;
     shard_ranks_ = ranks;
-    shard_drops_uneven_ = drop_uneven;
+    shard_ends_ = ends;
     return *this;
   }
 
@@ -51,7 +53,7 @@ class DataLoaderOptions {
   int64_t workers() const { return prefetch_ ? 1 : 0; }
   int64_t shard_rank() const { return shard_rank_; }
   int64_t shard_ranks() const { return shard_ranks_; }
-  bool shard_drops_uneven() const { return shard_drops_uneven_; }
+  ShardEnds shard_ends() const { return shard_ends_; }
   const Transforms& transforms() const { return transforms_; }
   Transforms& transforms() { return transforms_; }  // options.transforms().normalize(...)
 
@@ -66,7 +68,7 @@ class DataLoaderOptions {
   int64_t prefetch_batches_ = 2;   // prepared batches that may wait, >= 1
   int64_t shard_rank_ = 0;         // this loader's part of each epoch, of shard_ranks_
   int64_t shard_ranks_ = 1;
-  bool shard_drops_uneven_ = false;
+  ShardEnds shard_ends_ = ShardEnds::pad;
 };
 
 }  // namespace ember::data

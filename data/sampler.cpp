@@ -21,15 +21,20 @@ std::vector<int64_t> epoch_order(int64_t n, bool shuffle, uint64_t seed, int64_t
   return order;
 }
 
-int64_t shard_size(int64_t n, int64_t ranks, bool drop_uneven) {
-  return drop_uneven ? n / ranks : (n + ranks - 1) / ranks;
+int64_t shard_size(int64_t n, int64_t ranks, ShardEnds ends, int64_t rank) {
+  switch (ends) {
+    case ShardEnds::pad: return (n + ranks - 1) / ranks;
+    case ShardEnds::drop: return n / ranks;
+    case ShardEnds::uneven: break;
+  }
+  return n / ranks + (rank < n % ranks ? 1 : 0);
 }
 
-std::vector<int64_t> shard_of(const std::vector<int64_t>& order, int64_t rank, int64_t ranks, bool drop_uneven) {
+std::vector<int64_t> shard_of(const std::vector<int64_t>& order, int64_t rank, int64_t ranks, ShardEnds ends) {
   EMBER_CHECK(ranks >= 1 && rank >= 0 && rank < ranks,
               "shard_of: rank " << rank << " of " << ranks << " ranks: need 0 <= rank < ranks");
   const auto n = static_cast<int64_t>(order.size());
-  const int64_t count = shard_size(n, ranks, drop_uneven);
+  const int64_t count = shard_size(n, ranks, ends, rank);
   EMBER_CHECK(n > 0 || count == 0, "shard_of: an empty order has nothing to shard");
   std::vector<int64_t> part(static_cast<size_t>(count));
   // Position p of the padded (or cut) order is order[p % n]: padding repeats the start.

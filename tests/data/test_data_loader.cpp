@@ -377,30 +377,43 @@ TEST_CASE("an epoch started at batch k yields the same batches as the full epoch
 TEST_CASE("sharded loaders split every epoch between ranks as PyTorch's DistributedSampler does", "[data][shard]") {
   // PyTorch's rule: pad the shuffled order by repeating its start to a multiple of the ranks
   // (or cut it to one), then rank r takes positions r, r + ranks, r + 2 ranks, ...
-  CHECK(shard_of({4, 0, 3, 1, 2}, 1, 2, false) == std::vector<int64_t>{0, 1, 4});
-  CHECK(shard_of({4, 0, 3, 1, 2}, 0, 2, false) == std::vector<int64_t>{4, 3, 2});
-  CHECK(shard_of({4, 0, 3, 1, 2}, 1, 2, true) == std::vector<int64_t>{0, 1});
-  CHECK(shard_of({7, 8}, 4, 5, false) == std::vector<int64_t>{7});  // more ranks than samples: repeats
+  CHECK(shard_of({4, 0, 3, 1, 2}, 1, 2, ShardEnds::pad) == std::vector<int64_t>{0, 1, 4});
+  CHECK(shard_of({4, 0, 3, 1, 2}, 0, 2, ShardEnds::pad) == std::vector<int64_t>{4, 3, 2});
+  CHECK(shard_of({4, 0, 3, 1, 2}, 1, 2, ShardEnds::drop) == std::vector<int64_t>{0, 1});
+  CHECK(shard_of({4, 0, 3, 1, 2}, 0, 2, ShardEnds::uneven) == std::vector<int64_t>{4, 3, 2});
+  CHECK(shard_of({4, 0, 3, 1, 2}, 1, 2, ShardEnds::uneven) == std::vector<int64_t>{0, 1});
+  CHECK(shard_of({7, 8}, 4, 5, ShardEnds::pad) == std::vector<int64_t>{7});  // more ranks than samples: repeats
+  CHECK(shard_of({7, 8}, 4, 5, ShardEnds::uneven).empty());
   const Dataset d = indexed_dataset(10);
   for (int64_t ranks : {2, 3, 4}) {
     INFO(ranks << " ranks");
-    for (bool drop_uneven : {false, true}) {
+    for (ShardEnds ends : {ShardEnds::pad, ShardEnds::drop, ShardEnds::uneven}) {
+      INFO("ends " << static_cast<int>(ends));
       std::multiset<int64_t> seen;  // over the ranks
       int64_t each = -1;
       for (int64_t rank = 0; rank < ranks; ++rank) {
-        DataLoader loader(d, options_with(3, true).shard(rank, ranks, drop_uneven));
-        CHECK(loader.epoch_size() == (drop_uneven ? 10 / ranks : (10 + ranks - 1) / ranks));
+        DataLoader loader(d, options_with(3, true).shard(rank, ranks, ends));
+        const int64_t expected = ends == ShardEnds::pad    ? (10 + ranks - 1) / ranks
+                                 : ends == ShardEnds::drop ? 10 / ranks
+                                                           : 10 / ranks + (rank < 10 % ranks ? 1 : 0);
+        CHECK(loader.epoch_size() == expected);
         loader.set_next_epoch(2);
         const std::vector<int64_t> mine = epoch_labels(loader);
         CHECK(mine == loader.sample_order(2));
-        if (each >= 0) CHECK(static_cast<int64_t>(mine.size()) == each);  // equal parts
+        CHECK(static_cast<int64_t>(mine.size()) == expected);
+        if (ends != ShardEnds::uneven && each >= 0) CHECK(static_cast<int64_t>(mine.size()) == each);  // equal parts
         each = static_cast<int64_t>(mine.size());
         seen.insert(mine.begin(), mine.end());
       }
-      // Every sample once, and the padding's repeats (as many as ranks x part exceeds 10).
+      // pad: every sample once, and the padding's repeats; drop: no repeats; uneven: each sample exactly once.
       std::set<int64_t> distinct(seen.begin(), seen.end());
-      CHECK(static_cast<int64_t>(seen.size()) == ranks * each);
-      CHECK(static_cast<int64_t>(distinct.size()) == std::min<int64_t>(10, ranks * each));
+      if (ends == ShardEnds::pad) {
+        CHECK(static_cast<int64_t>(distinct.size()) == 10);
+        CHECK(static_cast<int64_t>(seen.size()) == ranks * each);
+      } else {
+        CHECK(distinct.size() == seen.size());
+        CHECK(static_cast<int64_t>(seen.size()) == (ends == ShardEnds::drop ? 10 / ranks * ranks : 10));
+      }
     }
   }
   expect_error_contains([&] { DataLoader(d, options_with(3, true).shard(2, 2)); }, {"shard rank 2 of 2"});

@@ -1,6 +1,7 @@
 #include "train/step_optimizer.h"
 
 #include "core/error.h"
+#include "train/data_parallel_optimizer.h"
 #include "train/mixed_precision_optimizer.h"
 
 namespace ember::train {
@@ -43,7 +44,10 @@ class Fp32StepOptimizer final : public StepOptimizer {
 
 std::unique_ptr<StepOptimizer> make_step_optimizer(Precision precision, std::vector<Tensor> params,
                                                    const OptimizerFactory& make_optimizer,
-                                                   const optim::GradScalerOptions& scaler) {
+                                                   const optim::GradScalerOptions& scaler,
+                                                   const DataParallelOptions& data_parallel) {
+  if (data_parallel.enabled())
+    return std::make_unique<DataParallelOptimizer>(std::move(params), precision, make_optimizer, data_parallel, scaler);
   if (precision == Precision::fp16) return std::make_unique<MixedPrecisionOptimizer>(std::move(params), make_optimizer, scaler);
   return std::make_unique<Fp32StepOptimizer>(make_optimizer(std::move(params)));
 }

@@ -5,7 +5,7 @@
 //
 //   std::unique_ptr<StepOptimizer> opt = make_step_optimizer(Precision::fp16, model->parameters(), factory);
 //   opt->zero_grad();
-//   for (micro-batch) { opt->scale_loss(loss).backward(); opt->unscale_gradients(); }
+//   for (micro-batch) { opt->begin_backward(last); opt->scale_loss(loss).backward(); opt->unscale_gradients(); }
 //   bool stepped = opt->step();      // false: fp16 met an inf/NaN gradient and skipped the update
 //   schedule.apply(opt->inner(), k); // the optimizer whose learning rate a schedule sets
 //
@@ -20,6 +20,7 @@
 #include "core/tensor.h"
 #include "optim/grad_scaler.h"
 #include "optim/optimizer.h"
+#include "train/data_parallel.h"
 
 namespace ember::train {
 
@@ -37,6 +38,9 @@ class StepOptimizer {
   virtual void zero_grad() = 0;
   // What backward() runs from: the loss times the loss scale (fp32: the loss).
   virtual Tensor scale_loss(const Tensor& loss) const = 0;
+  // Before each backward; `last_micro_batch`: the step's last one (data parallel: the
+  // gradients travel then). Nothing to do in one process.
+  virtual void begin_backward(bool /*last_micro_batch*/) {}
   // After each backward: takes the gradients in (fp16: unscaled into the fp32 masters' gradients).
   virtual void unscale_gradients() = 0;
   // One update from the gathered gradients; false when it was skipped (fp16: an inf/NaN gradient).
@@ -52,9 +56,11 @@ class StepOptimizer {
 };
 
 // An fp32 StepOptimizer over params, or (fp16) a MixedPrecisionOptimizer whose inner optimizer
-// steps fp32 masters of params (the parameters must already be f16: Module::parameters_to).
+// steps fp32 masters of params (the parameters must already be f16: Module::parameters_to); with
+// a data-parallel group, a DataParallelOptimizer (train/data_parallel_optimizer.h) of either.
 std::unique_ptr<StepOptimizer> make_step_optimizer(Precision precision, std::vector<Tensor> params,
                                                    const OptimizerFactory& make_optimizer,
-                                                   const optim::GradScalerOptions& scaler = {});
+                                                   const optim::GradScalerOptions& scaler = {},
+                                                   const DataParallelOptions& data_parallel = {});
 
 }  // namespace ember::train

@@ -9,6 +9,8 @@
 #include "autograd/ops.h"
 #include "core/error.h"
 #include "core/row_view.h"
+#include "core/simulation.h"
+#include "dist/same_on_all_ranks.h"
 #include "memory/allocation_observer.h"
 #include "memory/scopes.h"
 #include "memory/out_of_memory.h"
@@ -27,7 +29,29 @@ void TrainerOptions::check(int64_t batch) const {
                                          << batch << "/" << accum << "; choose an accum that divides the batch (e.g. accum = "
                                          << (batch % 2 == 0 ? 2 : 1) << ")");
   checkpoint.check();
+  data_parallel.check();
 }
+
+namespace {
+
+// Refuses ranks built with different options or models: their collectives would not pair up.
+void check_same_on_all_ranks(const TrainerOptions& o, nn::Module& model) {
+  int64_t elements = 0;
+  for (const Tensor& p : model.parameters()) elements += p.numel();
+  dist::check_same_on_all_ranks({{"precision", precision_name(o.precision)},
+                                 {"checkpoint", o.checkpoint.str()},
+                                 {"accum", std::to_string(o.accum)},
+                                 {"zero", std::to_string(o.data_parallel.zero)},
+                                 {"bucket_bytes", std::to_string(o.data_parallel.bucket_bytes)},
+                                 {"broadcast_buffers", o.data_parallel.broadcast_buffers ? "true" : "false"},
+                                 {"overlap", o.data_parallel.overlap ? "true" : "false"},
+                                 {"model", model.name()},
+                                 {"model parameters", std::to_string(model.parameters().size()) + " tensors, " +
+                                                          std::to_string(elements) + " elements"}},
+                                *o.data_parallel.group);
+}
+
+}  // namespace
 
 Trainer::Trainer(std::shared_ptr<nn::Module> model, const OptimizerFactory& make_optimizer,
                  const TrainerOptions& options)
@@ -41,8 +65,16 @@ Trainer::Trainer(std::shared_ptr<nn::Module> model, const OptimizerFactory& make
                                                          "inside its forward");
     segments_ = options_.checkpoint.segments_for(static_cast<int64_t>(seq->size()));
   }
+  const DataParallelOptions& dp = options_.data_parallel;
+  EMBER_CHECK(dp.zero == 0 || dp.enabled(), "Trainer: data_parallel.zero = " << dp.zero
+                                                << " shards over the ranks of a group, but data_parallel.group is null");
+  if (dp.enabled() && !simulating()) {  // a planned step (train/plan/) has no other ranks to ask
+    check_same_on_all_ranks(options_, *model_);
+    broadcast_module(*model_, *dp.group);
+  }
   if (options_.precision == Precision::fp16) model_->parameters_to(DType::f16);
-  optimizer_ = make_step_optimizer(options_.precision, model_->parameters(), make_optimizer, options_.scaler);
+  optimizer_ = make_step_optimizer(options_.precision, model_->parameters(), make_optimizer, options_.scaler,
+                                   options_.data_parallel);
 }
 
 Tensor Trainer::loss(const Tensor& output, const Tensor& target) const {
@@ -78,11 +110,14 @@ Tensor Trainer::predict(const Tensor& inputs) {
 std::string Trainer::what_is_left(int64_t micro_batch) const {
   std::ostringstream os;
   os << "This step ran with precision = " << precision_name(options_.precision) << ", checkpoint = "
-     << options_.checkpoint.str() << ", accum = " << options_.accum << " (micro-batch " << micro_batch
-     << "); still to try:";
+     << options_.checkpoint.str() << ", accum = " << options_.accum << " (micro-batch " << micro_batch << ")";
+  if (options_.data_parallel.enabled()) os << ", zero = " << options_.data_parallel.zero;
+  os << "; still to try:";
   std::vector<std::string> left;
   if (options_.precision == Precision::fp32) left.push_back("precision = fp16");
   if (segments_ == 0) left.push_back("checkpoint = sqrt");
+  const DataParallelOptions& dp = options_.data_parallel;
+  if (dp.enabled() && dp.zero < 2) left.push_back("zero = " + std::to_string(dp.zero + 1));
   if (micro_batch > 1)
     left.push_back("accum = " + std::to_string(options_.accum * 2) + " (micro-batch " + std::to_string((micro_batch + 1) / 2) + ")");
   if (left.empty()) left.push_back("a smaller model or a larger memory budget");
@@ -113,6 +148,9 @@ StepResult Trainer::run_step(const Tensor& inputs, const Tensor& targets) {
   const bool classifying = targets.dtype() == DType::i64 && targets.dim() == 1;
   StepResult result;
   result.loss_scale = loss_scale();
+  const DataParallelOptions& dp = options_.data_parallel;
+  if (dp.enabled() && dp.broadcast_buffers) broadcast_buffers(*model_, *dp.group);
+  const double ranks = dp.ranks();
   BufferRollback rollback(*model_);  // forward updates the running statistics; a failed step puts them back
 
   optimizer_->zero_grad();
@@ -136,7 +174,10 @@ StepResult Trainer::run_step(const Tensor& inputs, const Tensor& targets) {
                        "are those after step " << steps_ << ". Lower the learning rate, or find the first op "
                        "whose output is not finite with anomaly detection (DetectAnomalyGuard)");
     result.loss += micro_loss * weight;
-    optimizer_->scale_loss(mul(micro_loss_tensor, weight)).backward();
+    optimizer_->begin_backward(m == micro_batches - 1);
+    // Data parallel: the ranks' micro-batches are the job's, each weighted by its share of all
+    // ranks' samples before backward, and the ranks' gradients summed (train/data_parallel.h).
+    optimizer_->scale_loss(mul(micro_loss_tensor, weight / ranks)).backward();
     optimizer_->unscale_gradients();
   }
   result.stepped = optimizer_->step();

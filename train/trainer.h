@@ -15,6 +15,7 @@
 //   ember::Tensor logits = trainer.predict(test_images);              // no graph, model's precision
 //
 //   o.loss = [](const ember::Tensor& y, const ember::Tensor& t) { return ember::mse_loss(y, t); };  // regression
+//   o.data_parallel.group = &ember::dist::world();   // under mpirun: one rank of a data-parallel job
 //
 // A step: zero the gradients; for each micro-batch (the batch split along dim 0),
 // forward (checkpointed when asked), the loss (cross-entropy unless options.loss says
@@ -34,6 +35,7 @@
 #include "optim/grad_scaler.h"
 #include "optim/optimizer.h"
 #include "train/checkpoint_policy.h"
+#include "train/data_parallel.h"
 #include "train/step_optimizer.h"
 
 namespace ember::train {
@@ -48,6 +50,7 @@ struct TrainerOptions {
   int64_t accum = 1;             // micro-batches per optimizer step
   optim::GradScalerOptions scaler;  // fp16 only
   LossFn loss;                   // empty: cross_entropy(output, target), targets i64 class indices
+  DataParallelOptions data_parallel;  // a group: train data-parallel over its ranks (train/data_parallel.h)
 
   // Throws an error naming the field (accum = 0, ...). With a batch, also an accum that does
   // not split it into equal micro-batches: the Trainer takes unequal ones (an epoch's smaller
@@ -66,7 +69,9 @@ class Trainer {
  public:
   // Converts the model's parameters to f16 under fp16 (buffers stay fp32), builds the optimizer
   // over the parameters (fp32: the model's; fp16: the fp32 masters), and checks the options.
-  // Move the model to its device before.
+  // Move the model to its device before. Data-parallel: every rank calls it together; the ranks'
+  // options must agree (else each throws naming them), and rank 0's parameters and buffers are
+  // broadcast to the others.
   Trainer(std::shared_ptr<nn::Module> model, const OptimizerFactory& make_optimizer,
           const TrainerOptions& options = {});
 

@@ -1,9 +1,13 @@
 #include "train/fit.h"
 
 #include <chrono>
+#include <cmath>
+#include <vector>
 
 #include "core/error.h"
+#include "kernels/factories.h"
 #include "memory/memory.h"
+#include "train/rank_checkpoint.h"
 #include "train/training_checkpoint.h"
 
 namespace ember::train {
@@ -19,14 +23,57 @@ Device device_of(nn::Module& model) {
   return params.empty() ? kCPU : params.front().device();
 }
 
+dist::ProcessGroup* group_of(const Trainer& trainer) { return trainer.options().data_parallel.group; }
+
+// What a resumed run must match: the caller's entries, and under data parallelism the ranks,
+// this file's rank, the ZeRO stage and the buckets (each rank's file holds its own shard of the
+// state, cut by bucket).
+data::SafetensorsMetadata run_identity(const Trainer& trainer, const FitOptions& o) {
+  data::SafetensorsMetadata identity = o.identity;
+  if (const dist::ProcessGroup* group = group_of(trainer)) {
+    identity["data_parallel.ranks"] = std::to_string(group->size());
+    identity["data_parallel.rank"] = std::to_string(group->rank());
+    identity["data_parallel.zero"] = std::to_string(trainer.options().data_parallel.zero);
+    identity["data_parallel.bucket_bytes"] = std::to_string(trainer.options().data_parallel.bucket_bytes);
+  }
+  return identity;
+}
+
 // Where the run starts: the checkpoint's position when resuming (its state is restored into
-// the trainer), else the beginning.
+// the trainer), else the beginning. The ranks of a data-parallel run each read their own file,
+// of the step they all hold (train/rank_checkpoint.h).
 TrainingPosition start_position(Trainer& trainer, const FitOptions& o) {
   if (o.resume.empty()) return {};
-  const TrainingCheckpoint checkpoint = read_training_checkpoint(o.resume);
-  check_same_run(o.resume, checkpoint.metadata, o.identity);
+  dist::ProcessGroup* group = group_of(trainer);
+  const TrainingCheckpoint checkpoint = group ? read_rank_checkpoint(o.resume, *group) : read_training_checkpoint(o.resume);
+  check_same_run(checkpoint.path, checkpoint.metadata, run_identity(trainer, o));
   restore(checkpoint, trainer);
   return checkpoint.position;
+}
+
+// This rank's sums of an epoch (or an evaluation) made the job's: the same sums on every rank.
+std::vector<double> sum_over_ranks(dist::ProcessGroup* group, std::vector<double> sums) {
+  if (group == nullptr) return sums;
+  const auto n = static_cast<int64_t>(sums.size());
+  Tensor t = from_vector<double>(sums, Shape{n}, TensorOptions().dtype(DType::f64));
+  group->all_reduce(t, dist::ReduceOp::sum);
+  return std::vector<double>(t.data<double>(), t.data<double>() + n);
+}
+
+Evaluation evaluate_over_ranks(Trainer& trainer, data::DataLoader& loader) {
+  dist::ProcessGroup* group = group_of(trainer);
+  if (group != nullptr && trainer.options().data_parallel.broadcast_buffers)
+    broadcast_buffers(trainer.model(), *group);  // every rank evaluates rank 0's statistics
+  Evaluation e = evaluate(trainer.model(), loader, trainer.options().loss);
+  if (group == nullptr) return e;
+  const double samples = static_cast<double>(e.samples);
+  const std::vector<double> sums = sum_over_ranks(group, {e.loss * samples, e.accuracy * samples, samples});
+  e.samples = static_cast<int64_t>(sums[2]);
+  if (e.samples > 0) {
+    e.loss = sums[0] / sums[2];
+    e.accuracy = std::round(sums[1]) / sums[2];  // hits: whole numbers
+  }
+  return e;
 }
 
 }  // namespace
@@ -55,9 +102,13 @@ FitResult fit(Trainer& trainer, data::DataLoader& train_loader, data::DataLoader
               const FitCallbacks& callbacks) {
   o.check();
   const Device device = device_of(trainer.model());
+  dist::ProcessGroup* group = group_of(trainer);
   const TrainingPosition start = start_position(trainer, o);
+  const data::SafetensorsMetadata identity = run_identity(trainer, o);
   auto save = [&](const TrainingPosition& at) {
-    if (!o.save.empty()) save_training_checkpoint(o.save, trainer, at, o.identity);
+    if (o.save.empty()) return;
+    if (group) save_rank_checkpoint(o.save, *group, trainer, at, identity);
+    else save_training_checkpoint(o.save, trainer, at, identity);
   };
 
   FitResult result;
@@ -91,11 +142,14 @@ FitResult fit(Trainer& trainer, data::DataLoader& train_loader, data::DataLoader
     EpochResult e;
     e.epoch = epoch;
     e.seconds = seconds_since(epoch_start);
-    e.samples = done - done_before;
-    e.loss = done > 0 ? loss_sum / static_cast<double>(done) : 0.0;
-    e.accuracy = done > 0 ? static_cast<double>(correct) / static_cast<double>(done) : 0.0;
     e.memory = memory_stats(device);
-    if (eval_loader != nullptr) e.eval = evaluate(trainer.model(), *eval_loader, trainer.options().loss);
+    // Over every rank's part of the epoch.
+    const std::vector<double> sums = sum_over_ranks(
+        group, {loss_sum, static_cast<double>(correct), static_cast<double>(done), static_cast<double>(done - done_before)});
+    e.samples = static_cast<int64_t>(sums[3]);
+    e.loss = sums[2] > 0 ? sums[0] / sums[2] : 0.0;
+    e.accuracy = sums[2] > 0 ? sums[1] / sums[2] : 0.0;
+    if (eval_loader != nullptr) e.eval = evaluate_over_ranks(trainer, *eval_loader);
     result.train_seconds += e.seconds;
     result.trained_samples += e.samples;
     result.final_loss = e.loss;
@@ -105,7 +159,7 @@ FitResult fit(Trainer& trainer, data::DataLoader& train_loader, data::DataLoader
     result.epochs.push_back(std::move(e));
   }
   if (result.epochs.empty() && eval_loader != nullptr)  // resumed after the last epoch: nothing left to train
-    result.final_eval = evaluate(trainer.model(), *eval_loader, trainer.options().loss);
+    result.final_eval = evaluate_over_ranks(trainer, *eval_loader);
   result.steps = trainer.steps();
   return result;
 }

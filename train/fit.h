@@ -22,6 +22,14 @@
 //
 // Memory: the model's device's peak statistics are reset at the start of every epoch, so an
 // EpochResult's memory holds that epoch's peaks (evaluation excluded).
+//
+// Data parallel (the trainer's options name a group, train/data_parallel.h): every rank calls
+// fit with its own part of the data (DataLoaderOptions::shard; the evaluation loader with
+// ShardEnds::uneven, so every test sample counts once). The epoch's loss and accuracy and the
+// evaluation are the job's, summed over the ranks, the same on every rank; StepProgress is this
+// rank's. Each rank saves and resumes its own file (train/rank_checkpoint.h); the saved identity
+// gains the ranks, the rank, the ZeRO stage and the bucket size, so a run resumes as it started.
+// Memory statistics are this rank's.
 #include <cstdint>
 #include <functional>
 #include <memory>

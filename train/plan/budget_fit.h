@@ -12,7 +12,11 @@
 //   accum k          x (1 + 0.05 (k - 1)): each extra micro-batch costs launch and
 //                    per-call overhead; small batches also use threads and caches less well;
 //   fp16             x 2.5 on the CPU (storage only: every op widens, docs/memory.md part 2),
-//                    x 1 on a GPU (half the bytes moved; tensor cores not assumed).
+//                    x 1 on a GPU (half the bytes moved; tensor cores not assumed);
+//   zero k           x (1 + 0.02 k), a data-parallel job only (Workload::ranks > 1): ZeRO 1
+//                    adds an all-gather of the parameters to each step, ZeRO 2 reduce-scatters
+//                    every micro-batch; cheap beside recompute on a fast interconnect
+//                    (docs/distributed.md's scaling model), and tried before it.
 // The candidates are tried cheapest first; the first whose simulated step fits wins.
 // The step is simulated under the budget itself, so the allocator makes the choices the
 // real run will (which segments to reserve, when to free the cache), and its reserved peak
@@ -52,16 +56,17 @@ size_t budget_headroom(size_t budget);
 size_t smallest_budget_for(size_t reserved);
 // Micro-batches below this are not tried: they starve every kernel, and batch norm needs > 1.
 inline constexpr int64_t kMinMicroBatch = 4;
-// Every combination of precision, checkpoint (none, sqrt) and accum (the divisors of the batch
-// that leave micro-batches of at least kMinMicroBatch), cheapest first; the workload's own
-// techniques are ignored, the rest of its TrainerOptions (loss, scaler) kept.
+// Every combination of precision, checkpoint (none, sqrt), accum (the divisors of the batch
+// that leave micro-batches of at least kMinMicroBatch) and, with several ranks, ZeRO stage
+// (0, 1, 2), cheapest first; the workload's own techniques are ignored, the rest of its
+// TrainerOptions (loss, scaler, data-parallel group) kept.
 std::vector<BudgetCandidate> budget_candidates(const Workload& workload);
 // Simulates the candidates under a device of `budget` bytes until one fits.
 BudgetFit fit_memory_budget(const Workload& workload, int threads, size_t budget);
 
 // After an out-of-memory: the step as run and with each technique it does not use yet, one
-// change at a time (fp16; checkpoint sqrt; up to two larger accums), each simulated without a
-// limit. A setting the model cannot take is left out.
+// change at a time (the next ZeRO stage, with several ranks; fp16; checkpoint sqrt; up to two
+// larger accums), each simulated without a limit. A setting the model cannot take is left out.
 struct TechniqueChange {
   TrainerOptions trainer;
   StepPrediction prediction;

@@ -2,6 +2,8 @@
 
 #include "core/error.h"
 #include "core/generator.h"
+#include "core/simulation.h"
+#include "dist/planned_process_group.h"
 #include "kernels/factories.h"
 #include "memory/empty.h"
 #include "memory/scopes.h"
@@ -41,7 +43,17 @@ BuiltWorkload build_workload(const Workload& w) {
         b.targets.push_back(randn(batched(w.batch, w.target)).to(w.device));
     }
   }
-  b.trainer = std::make_unique<Trainer>(b.model, w.optimizer, w.trainer);
+  TrainerOptions trainer = w.trainer;
+  const bool data_parallel = w.ranks > 1 || trainer.data_parallel.zero > 0;
+  EMBER_CHECK(w.ranks >= 1, "build_workload: ranks = " << w.ranks << " must be at least 1");
+  if (data_parallel && simulating()) {
+    b.planned_ranks = std::make_unique<dist::PlannedProcessGroup>(w.ranks);
+    trainer.data_parallel.group = b.planned_ranks.get();
+  }
+  EMBER_CHECK(!data_parallel || (trainer.data_parallel.group && trainer.data_parallel.group->size() == w.ranks),
+              "build_workload: a data-parallel step of ranks = " << w.ranks << " needs trainer.data_parallel.group, "
+                  "a group of that many processes (or a planned step: SimulationScope)");
+  b.trainer = std::make_unique<Trainer>(b.model, w.optimizer, trainer);
   b.model->train();
   return b;
 }

@@ -13,6 +13,14 @@
 //
 // A model of your own and a loss of your own work the same way: targets are class labels unless
 // `target` gives each sample's target shape (then f32 values), as a regression's loss takes them.
+//
+// One rank of a data-parallel job: `ranks` and trainer.data_parallel.zero. A planned step (in a
+// SimulationScope) runs with a dist::PlannedProcessGroup of `ranks`, so one process plans what
+// each rank holds; a real step needs trainer.data_parallel.group, a group of `ranks` processes.
+//
+//   w.ranks = 4;
+//   w.trainer.data_parallel.zero = 2;
+//   ember::train::plan_step(w, /*threads=*/2);   // one rank's peak, by category
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -20,6 +28,7 @@
 
 #include "core/shape.h"
 #include "core/tensor.h"
+#include "dist/process_group.h"
 #include "models/module.h"
 #include "train/trainer.h"
 
@@ -30,8 +39,9 @@ using ModelFactory = std::function<std::shared_ptr<nn::Module>()>;
 struct Workload {
   ModelFactory model;         // builds the model (initialised from the generator, on the CPU)
   OptimizerFactory optimizer;
-  TrainerOptions trainer;     // precision, checkpoint, accum, loss
-  int64_t batch = 64;         // the effective batch (accum micro-batches of batch / accum)
+  TrainerOptions trainer;     // precision, checkpoint, accum, loss, data_parallel
+  int64_t batch = 64;         // the effective batch (accum micro-batches of batch / accum), of one rank
+  int ranks = 1;              // the processes of a data-parallel job
   Device device = kCPU;
   Shape sample{1, 28, 28};    // one input's shape
   Shape target;               // one target's shape; empty: a class label, i64 in [0, classes)
@@ -43,6 +53,7 @@ struct Workload {
 };
 
 struct BuiltWorkload {
+  std::unique_ptr<dist::ProcessGroup> planned_ranks;  // a planned data-parallel step's group
   std::vector<Tensor> resident;  // stand-ins for Workload::resident_bytes
   std::shared_ptr<nn::Module> model;
   std::vector<Tensor> inputs, targets;

@@ -10,6 +10,7 @@
 
 #include "apps/cli_checks.h"
 #include "apps/memory_budget.h"
+#include "apps/rank_run.h"
 #include "apps/zoo_workload.h"
 #include "core/cuda_runtime.h"
 #include "kernels/cpu/cpu_isa.h"
@@ -25,20 +26,28 @@ CLI::App* add_bench_train_command(CLI::App& app, BenchTrainOptions& o) {
   add_run_flags(cmd, o.run, RunFlagUse::bench);
   cmd->add_option("--steps", o.steps, "Timed steps")->check(positive_integer())->capture_default_str();
   cmd->add_option("--warmup", o.warmup, "Untimed steps first")->check(non_negative_integer())->capture_default_str();
+  cmd->add_flag("!--no-overlap", o.overlap,
+                "Data parallel (mpirun): send the gradient buckets after backward, not during it (what overlap hides)");
   add_memory_options(cmd, o.memory);
   return cmd;
 }
 
-nlohmann::ordered_json bench_train_command(const BenchTrainOptions& options, std::ostream& out) {
+nlohmann::ordered_json bench_train_command(const BenchTrainOptions& options, std::ostream& console) {
   using Clock = std::chrono::steady_clock;
   const RunFlags& o = options.run;
   omp_set_num_threads(o.threads);
   const Device device(o.device);
   if (device.is_cuda()) cuda::check_device(device, "bench-train");
   // The flags are checked before the memory session opens its files.
-  train::Workload spec = zoo_workload(o.model, o.batch, o.optimizer, checked_techniques(o), device);
+  train::TrainerOptions techniques = checked_techniques(o);
+  const RankRun ranks = start_rank_run(techniques.data_parallel.zero);  // mpirun: each rank steps its own batches
+  techniques.data_parallel.group = ranks.group;
+  techniques.data_parallel.overlap = options.overlap;
+  std::ostream& out = ranks.shown(console);
+  train::Workload spec = zoo_workload(o.model, o.batch, o.optimizer, techniques, device);
+  spec.ranks = ranks.ranks;
   const std::optional<train::BudgetFit> budget_fit = fit_run_budget(o, spec, o.threads);
-  MemorySession memory_session(options.memory, device,
+  MemorySession memory_session(rank_memory_options(options.memory, ranks.rank), device,
                                "bench-train " + o.model + ", batch " + std::to_string(o.batch) + ", " +
                                    describe(spec.trainer, o.batch));
   train::BuiltWorkload workload = train::build_workload(spec);
@@ -52,12 +61,14 @@ nlohmann::ordered_json bench_train_command(const BenchTrainOptions& options, std
   };
   for (int i = 0; i < options.warmup; ++i) step(i);
   cuda::synchronize();
+  if (ranks.group) ranks.group->barrier();  // every rank's timed steps start together
   reset_peak_stats(device);
   const Clock::time_point t0 = Clock::now();
   for (int i = 0; i < options.steps; ++i) step(i);
   cuda::synchronize();  // GPU work is asynchronous: time it to its end
+  if (ranks.group) ranks.group->barrier();
   const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-  const double rate = static_cast<double>(o.batch) * options.steps / seconds;
+  const double rate = static_cast<double>(o.batch) * ranks.ranks * options.steps / seconds;  // the job's images
   const MemoryStats stats = memory_stats(device);
   nlohmann::ordered_json by_category;
   for (int c = 0; c < kNumMemoryCategories; ++c)
@@ -77,6 +88,9 @@ nlohmann::ordered_json bench_train_command(const BenchTrainOptions& options, std
       {"checkpoint", trainer_opts.checkpoint.str()},
       {"checkpoint_segments", trainer.checkpoint_segments()},
       {"accum", trainer_opts.accum},
+      {"ranks", ranks.ranks},
+      {"zero", trainer_opts.data_parallel.zero},
+      {"overlap", trainer_opts.data_parallel.overlap},
       {"peak_bytes", stats.allocated_bytes.peak},
       {"peak_reserved_bytes", stats.reserved_bytes.peak},
       {"peak_bytes_by_category", by_category}};
@@ -99,7 +113,11 @@ nlohmann::ordered_json bench_train_command(const BenchTrainOptions& options, std
       << " threads, " << train::precision_name(trainer_opts.precision) << ", checkpoint "
       << trainer_opts.checkpoint.str();
   if (trainer.checkpoint_segments() > 0) out << " (" << trainer.checkpoint_segments() << " segments)";
-  out << ", accum " << trainer_opts.accum << "; " << options.steps << " timed steps after " << options.warmup << "\n";
+  out << ", accum " << trainer_opts.accum;
+  if (ranks.group)
+    out << ", " << ranks.ranks << " ranks zero " << trainer_opts.data_parallel.zero << (options.overlap ? "" : " (no overlap)")
+        << " (images/s of the job; peaks of rank 0)";
+  out << "; " << options.steps << " timed steps after " << options.warmup << "\n";
   if (budget_fit) out << "  " << chosen_line(*budget_fit, o.batch) << "\n";
   out
       << "  speed            " << result["ms_per_step"].get<double>() << " ms/step, " << result["images_per_s"].get<double>()

@@ -9,6 +9,7 @@
 //    "peak_bytes":..., "peak_reserved_bytes":..., "peak_bytes_by_category":{"parameter":...,"activation":...}}
 //   ember bench-train --model resnet20 --batch 128 --checkpoint sqrt     # what recompute saves and costs
 //   ember bench-train --model convnet --batch 512 --memory-budget 48MiB  # the techniques chosen to fit
+//   mpirun -np 2 ember bench-train --model convnet --threads 1   # data parallel: rank 0 prints the job's images/s
 //
 // The peaks are those of the timed steps (the statistics are reset after the warm-up);
 // "data" holds the pool of synthetic batches the steps cycle through.
@@ -31,6 +32,7 @@ struct BenchTrainOptions {
   RunFlags run;                   // --model --batch --threads --optimizer --device, techniques, --memory-budget, --json
   int steps = 100;
   int warmup = 10;
+  bool overlap = true;            // --no-overlap: data parallel sends its buckets after backward
   MemoryOptions memory;           // --memory-report, --memory-trace, --memory-limit, --memory-steps
 };
 

@@ -1,5 +1,7 @@
 #include "apps/command_line.h"
 
+#include "apps/rank_run.h"
+
 namespace ember::apps {
 
 CommandLine::CommandLine() {
@@ -13,6 +15,8 @@ CommandLine::CommandLine() {
 }
 
 int CommandLine::run(std::ostream& out) {
+  for (const CLI::App* command : {train, eval, bench, plan, compare, lab})
+    if (command->parsed()) check_command_for_ranks(*command);
   if (train->parsed()) return train_command(train_options, out);
   if (eval->parsed()) return eval_command(eval_options, out);
   if (bench->parsed()) bench_train_command(bench_options, out);

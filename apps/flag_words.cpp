@@ -19,6 +19,12 @@ std::string flag_words(const std::string& message) {
       {"anomaly detection (DetectAnomalyGuard)", "anomaly detection (--detect-anomaly)"},
       {"which load_weights reads", "which --load reads"},
       {"save_memory_run", "--memory-json"},
+      {"data_parallel.zero = ", "--zero "},
+      {"data_parallel.ranks = ", "mpirun -np "},
+      {"data_parallel.rank = ", "rank "},
+      {"data_parallel.bucket_bytes = ", "--bucket-size "},
+      {"DataParallelOptions: bucket_bytes = ", "--bucket-size "},
+      {"DataParallelOptions: zero = ", "--zero "},
   };
   std::string text = std::regex_replace(message, field, "--$1 ");
   for (const auto& [library, flag] : names)

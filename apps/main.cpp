@@ -4,11 +4,26 @@
 #include <exception>
 #include <iostream>
 #include <new>
+#include <string>
 
 #include "apps/cli_checks.h"
 #include "apps/command_line.h"
 #include "apps/flag_words.h"
 #include "core/error.h"
+#include "dist/abort_job.h"
+#include "dist/world.h"
+
+namespace {
+
+// An error ends this process with status 1; in a job of several (mpirun), every process, since
+// the others would wait for this one in their next collective.
+int fail(const std::string& message) {
+  if (ember::dist::is_initialized() && ember::dist::world().size() > 1) ember::dist::abort_job("error: " + message);
+  std::cerr << "ember: error: " << message << "\n";
+  return 1;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   ember::apps::CommandLine cli;
@@ -24,14 +39,11 @@ int main(int argc, char** argv) {
   try {
     return cli.run(std::cout);
   } catch (const ember::Error& e) {
-    std::cerr << "ember: error: " << ember::apps::flag_words(e.what()) << "\n";
-    return 1;
+    return fail(ember::apps::flag_words(e.what()));
   } catch (const std::bad_alloc&) {  // tensors fail with ember::Error; this is other host memory
-    std::cerr << "ember: error: out of host memory outside the tensor allocator (std::bad_alloc); "
-                 "free memory on this machine, or try a smaller --batch\n";
-    return 1;
+    return fail("out of host memory outside the tensor allocator (std::bad_alloc); free memory on this machine, "
+                "or try a smaller --batch");
   } catch (const std::exception& e) {
-    std::cerr << "ember: error: " << e.what() << "\n";
-    return 1;
+    return fail(e.what());
   }
 }

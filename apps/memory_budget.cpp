@@ -24,6 +24,7 @@ std::string change_flag(const train::TrainerOptions& as_run, const train::Traine
   if (change.precision != as_run.precision) return std::string("--precision ") + train::precision_name(change.precision);
   if (change.checkpoint.kind != as_run.checkpoint.kind) return "--checkpoint " + change.checkpoint.str();
   if (change.accum != as_run.accum) return "--accum " + std::to_string(change.accum);
+  if (change.data_parallel.zero != as_run.data_parallel.zero) return "--zero " + std::to_string(change.data_parallel.zero);
   return "as run";
 }
 
@@ -31,14 +32,17 @@ std::string change_flag(const train::TrainerOptions& as_run, const train::Traine
 
 void check_budget_chooses_techniques(const TechniqueOptions& t) {
   const TechniqueOptions defaults;
-  EMBER_CHECK(t.precision == defaults.precision && t.checkpoint == defaults.checkpoint && t.accum == defaults.accum,
-              "--memory-budget chooses --precision, --checkpoint and --accum itself; leave them out");
+  EMBER_CHECK(t.precision == defaults.precision && t.checkpoint == defaults.checkpoint && t.accum == defaults.accum &&
+                  t.zero == defaults.zero,
+              "--memory-budget chooses --precision, --checkpoint, --accum and (with several ranks) --zero itself; "
+              "leave them out");
 }
 
 std::string describe(const train::TrainerOptions& t, int64_t batch) {
   std::ostringstream os;
   os << train::precision_name(t.precision) << ", checkpoint " << t.checkpoint.str() << ", accum " << t.accum
      << " (micro-batch " << batch / t.accum << ")";
+  if (t.data_parallel.zero > 0) os << ", zero " << t.data_parallel.zero;
   return os.str();
 }
 

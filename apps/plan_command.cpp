@@ -19,6 +19,10 @@ CLI::App* add_plan_command(CLI::App& app, PlanOptions& o) {
   CLI::App* cmd = app.add_subcommand(
       "plan", "Predict a training step's peak memory by category, before running it (the bench-train workload)");
   add_run_flags(cmd, o.run, RunFlagUse::plan);
+  cmd->add_option("--ranks", o.ranks,
+                  "Plan one rank of a data-parallel job of N processes (mpirun -np N ember train; --batch per rank)")
+      ->check(integer_between(1, 1 << 20, "a number of processes"))
+      ->capture_default_str();
   return cmd;
 }
 
@@ -47,6 +51,7 @@ nlohmann::ordered_json plan_command(const PlanOptions& options, std::ostream& ou
   const RunFlags& o = options.run;
   const Device device(o.device);
   train::Workload spec = zoo_workload(o.model, o.batch, o.optimizer, checked_techniques(o), device);
+  spec.ranks = options.ranks;
   const std::optional<train::BudgetFit> fit = fit_run_budget(o, spec, o.threads);
   if (fit && !o.json) print_budget_fit(*fit, o.batch, out);
   const train::TrainerOptions& trainer_opts = spec.trainer;
@@ -66,6 +71,8 @@ nlohmann::ordered_json plan_command(const PlanOptions& options, std::ostream& ou
                                       {"checkpoint", trainer_opts.checkpoint.str()},
                                       {"checkpoint_segments", p.checkpoint_segments},
                                       {"accum", trainer_opts.accum},
+                                      {"ranks", options.ranks},
+                                      {"zero", trainer_opts.data_parallel.zero},
                                       {"peak_bytes", p.peak_bytes},
                                       {"peak_reserved_bytes", p.peak_reserved_bytes},
                                       {"peak_op", p.peak_op},
@@ -87,7 +94,10 @@ nlohmann::ordered_json plan_command(const PlanOptions& options, std::ostream& ou
       << " threads, " << o.optimizer << ", " << train::precision_name(trainer_opts.precision) << ", checkpoint "
       << trainer_opts.checkpoint.str();
   if (p.checkpoint_segments > 0) out << " (" << p.checkpoint_segments << " segments)";
-  out << ", accum " << trainer_opts.accum << "\n"
+  out << ", accum " << trainer_opts.accum;
+  if (options.ranks > 1 || trainer_opts.data_parallel.zero > 0)
+    out << ", rank 0 of " << options.ranks << " zero " << trainer_opts.data_parallel.zero;
+  out << "\n"
       << "  predicted peak   " << format_bytes(p.peak_bytes) << " allocated, " << format_bytes(p.peak_reserved_bytes)
       << " reserved (simulated in " << std::round(p.simulate_ms * 10.0) / 10.0 << " ms, no math run)\n"
       << "  at the peak      " << phase_name(p.peak_phase) << ", allocating for " << (p.peak_op.empty() ? "?" : p.peak_op)

@@ -6,6 +6,7 @@
 //   ember plan --model resnet20 --batch 128 --checkpoint sqrt
 //   ember plan --model convnet --batch 256 --precision fp16 --optimizer adam --json
 //   ember plan --model resnet20 --batch 512 --memory-budget 64MiB   # which settings fit, at what cost
+//   ember plan --model convnet --optimizer adam --ranks 4 --zero 2    # one rank of `mpirun -np 4 ember train`
 #include <cstdint>
 #include <ostream>
 #include <string>
@@ -21,7 +22,8 @@ class App;
 namespace ember::apps {
 
 struct PlanOptions {
-  RunFlags run;  // --model --batch --threads --optimizer --device, techniques, --memory-budget, --json
+  RunFlags run;   // --model --batch --threads --optimizer --device, techniques, --memory-budget, --json
+  int ranks = 1;  // --ranks: plan one rank of a data-parallel job of this many processes
 };
 
 CLI::App* add_plan_command(CLI::App& app, PlanOptions& options);

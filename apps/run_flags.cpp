@@ -13,7 +13,7 @@ namespace ember::apps {
 void add_run_flags(CLI::App* cmd, RunFlags& f, RunFlagUse use) {
   const bool train = use == RunFlagUse::train;
   cmd->add_option("--model", f.model, "Model from the zoo")->check(one_of(models::model_names()))->capture_default_str();
-  CLI::Option* batch = cmd->add_option("--batch", f.batch, std::string("Batch size, the effective batch under --accum") +
+  CLI::Option* batch = cmd->add_option("--batch", f.batch, std::string("Batch size, the effective batch under --accum, of each process under mpirun") +
                                                                (train ? " (default: the model's recipe)" : ""))
                            ->check(positive_integer());
   CLI::Option* threads = cmd->add_option("--threads", f.threads,
@@ -39,8 +39,8 @@ void add_run_flags(CLI::App* cmd, RunFlags& f, RunFlagUse use) {
   threads->capture_default_str();
   add_technique_options(cmd, f.technique);
   cmd->add_option("--memory-budget", f.memory_budget,
-                  std::string("Choose --precision, --checkpoint and --accum so the step fits this many bytes (e.g. "
-                              "64MiB), at the least modelled slowdown") +
+                  std::string("Choose --precision, --checkpoint, --accum (and, with several ranks, --zero) so the step "
+                              "fits this many bytes (e.g. 64MiB), at the least modelled slowdown") +
                       (use == RunFlagUse::train ? "; the data set counts too" : use == RunFlagUse::bench ? "; the batch pool counts too" : ""));
   cmd->add_flag("--json", f.json, train ? "Print one JSON document instead of the table and progress bar"
                                         : "Print one JSON line instead of the table");

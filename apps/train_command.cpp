@@ -15,6 +15,7 @@
 #include "apps/epoch_report.h"
 #include "apps/memory_budget.h"
 #include "apps/output_path.h"
+#include "apps/rank_run.h"
 #include "apps/train_resume.h"
 #include "apps/train_setup.h"
 #include "autograd/anomaly_mode.h"
@@ -101,14 +102,16 @@ train::FitOptions fit_options(const TrainOptions& o, const train::TrainerOptions
 }
 
 void print_banner(const TrainOptions& o, const nn::Module& model, const data::Dataset& dataset, Device device,
-                  const train::Trainer& trainer, const std::optional<train::BudgetFit>& budget_fit, std::ostream& out) {
+                  const train::Trainer& trainer, const std::optional<train::BudgetFit>& budget_fit, const RankRun& ranks,
+                  std::ostream& out) {
   const bool sgd = o.run.optimizer == "sgd";
   out << "ember train: " << model.name() << " (" << model.num_parameters() << " parameters) on " << o.data << " ("
       << dataset.size() << " samples, " << dataset.num_classes << " classes), " << device.str() << ", "
       << o.run.optimizer << " lr " << o.lr << (sgd ? " momentum " : "");
   if (sgd) out << o.momentum;
   out << (sgd && o.nesterov ? " nesterov" : "") << " wd " << o.weight_decay << " (" << o.schedule << "), batch "
-      << o.run.batch << ", " << o.epochs << " epochs, " << describe(trainer, o.run.batch) << "\n"
+      << o.run.batch << (ranks.group ? " per rank (" + std::to_string(o.run.batch * ranks.ranks) + " per step)" : "")
+      << ", " << o.epochs << " epochs, " << describe(trainer, o.run.batch) << "\n"
       << (budget_fit ? chosen_line(*budget_fit, o.run.batch) + " (the data set included)\n" : std::string());
 }
 
@@ -119,7 +122,8 @@ nlohmann::ordered_json memory_run_facts(const TrainOptions& o, Device device, co
   const int64_t steps = r.steps - r.first_step;
   return {{"command", "train"}, {"model", o.run.model}, {"batch", o.run.batch}, {"optimizer", o.run.optimizer},
           {"precision", train::precision_name(t.precision)}, {"checkpoint", t.checkpoint.str()},
-          {"accum", t.accum}, {"device", device.str()},
+          {"accum", t.accum}, {"ranks", t.data_parallel.ranks()}, {"zero", t.data_parallel.zero},
+          {"rank", t.data_parallel.group ? t.data_parallel.group->rank() : 0}, {"device", device.str()},
           {"ms_per_step", steps > 0 ? r.train_seconds * 1000.0 / static_cast<double>(steps) : 0.0},
           {"images_per_s", r.train_seconds > 0 ? static_cast<double>(r.trained_samples) / r.train_seconds : 0.0}};
 }
@@ -149,6 +153,8 @@ nlohmann::ordered_json train_report(const TrainOptions& o, const nn::Module& mod
                               {"checkpoint", t.checkpoint.str()},
                               {"checkpoint_segments", trainer.checkpoint_segments()},
                               {"accum", t.accum},
+                              {"ranks", t.data_parallel.ranks()},
+                              {"zero", t.data_parallel.zero},
                               {"loss_scale", trainer.loss_scale()},
                               {"skipped_steps", trainer.skipped_steps()},
                               {"seed", o.seed},
@@ -242,21 +248,35 @@ CLI::App* add_train_command(CLI::App& app, TrainOptions& o) {
   return cmd;
 }
 
-TrainSummary run_train(const TrainOptions& options, std::ostream& out) {
+namespace {
+
+// This rank's part of each epoch (all of it in one process).
+data::DataLoaderOptions for_rank(data::DataLoaderOptions options, const RankRun& ranks, data::ShardEnds ends) {
+  return ranks.group ? options.shard(ranks.rank, ranks.ranks, ends) : options;
+}
+
+}  // namespace
+
+TrainSummary run_train(const TrainOptions& options, std::ostream& console) {
   const TrainOptions o = with_recipe(options);
   check_run_options(o);
   const Clock::time_point run_start = Clock::now();
   if (o.run.threads > 0) omp_set_num_threads(o.run.threads);
   manual_seed(o.seed);
   const Device device = choose_device(o.run.device);
-  const train::TrainerOptions techniques = checked_techniques(o.run);  // bad values fail before anything loads
+  train::TrainerOptions techniques = checked_techniques(o.run);  // bad values fail before anything loads
+  const RankRun ranks = start_rank_run(techniques.data_parallel.zero);
+  techniques.data_parallel.group = ranks.group;
+  std::ostream& out = ranks.shown(console);  // rank 0 prints
   // Before the model exists, so the report sees parameters and optimizer state being created.
-  MemorySession memory_session(o.memory, device, o.run.model + " on " + o.data + ", batch " + std::to_string(o.run.batch) + ", " +
-                                                     (o.run.memory_budget.empty() ? describe(techniques, o.run.batch)
-                                                                                  : "--memory-budget " + o.run.memory_budget));
+  MemorySession memory_session(rank_memory_options(o.memory, ranks.rank), device,
+                               o.run.model + " on " + o.data + ", batch " + std::to_string(o.run.batch) + ", " +
+                                   (o.run.memory_budget.empty() ? describe(techniques, o.run.batch)
+                                                                : "--memory-budget " + o.run.memory_budget));
   const TrainData data = load_train_data(o.data, o.data_dir, synthetic_options(o));
   const int threads = o.run.threads > 0 ? o.run.threads : omp_get_max_threads();
   train::Workload workload = training_workload(o, data, device, techniques);
+  workload.ranks = ranks.ranks;
   const std::optional<train::BudgetFit> budget_fit = fit_run_budget(o.run, workload, threads);
   EMBER_CHECK(!o.detect_anomaly || workload.trainer.precision == train::Precision::fp32,
               "ember train: --detect-anomaly stops at the first inf/NaN, but under --precision fp16 overflowing "
@@ -270,16 +290,19 @@ TrainSummary run_train(const TrainOptions& options, std::ostream& out) {
   model->train();
   train::Trainer trainer(model, workload.optimizer, workload.trainer);
   advise_on_out_of_memory(trainer, workload, threads);
-  data::DataLoader train_loader(data.train, loader_options(data, o.run.batch, true, o.seed, device));
+  data::DataLoader train_loader(data.train,
+                                for_rank(loader_options(data, o.run.batch, true, o.seed, device), ranks, data::ShardEnds::pad));
   // Never more than a training micro-batch: what fits a memory budget for training fits for evaluation.
   const int64_t eval_batch = std::min(kEvalBatch, o.run.batch / workload.trainer.accum);
-  data::DataLoader eval_loader(data.test, loader_options(data, eval_batch, false, o.seed, device));
+  data::DataLoader eval_loader(data.test, for_rank(loader_options(data, eval_batch, false, o.seed, device), ranks,
+                                                   data::ShardEnds::uneven));  // every test sample once
 
   const bool text = !o.run.json;
-  EpochReport report(out, text, o.progress && text && &out == &std::cout && ProgressBar::stdout_is_terminal(), o.epochs,
-                     data.train.size());
+  EpochReport report(out, text,
+                     o.progress && text && ranks.prints() && &console == &std::cout && ProgressBar::stdout_is_terminal(),
+                     o.epochs, train_loader.epoch_size());
   if (text) {
-    print_banner(o, *model, data.train, device, trainer, budget_fit, out);
+    print_banner(o, *model, data.train, device, trainer, budget_fit, ranks, out);
     out << report.header() << std::flush;
   }
   train::FitCallbacks callbacks = report.callbacks();
@@ -293,7 +316,9 @@ TrainSummary run_train(const TrainOptions& options, std::ostream& out) {
   summary.seconds = std::chrono::duration<double>(Clock::now() - run_start).count();
   summary.report = train_report(o, *model, data, device, trainer, r, report, budget_fit, summary);
   const std::string memory_files = memory_session.finish(memory_run_facts(o, device, trainer, r));
-  if (!memory_files.empty() && text) out << "memory report written to " << memory_files << "\n";
+  if (!memory_files.empty() && text)
+    out << "memory report written to " << memory_files << (ranks.ranks > 1 ? " (each rank its own: .rank<r>)" : "")
+        << "\n";
   if (o.run.json) out << summary.report.dump(2) << "\n";
   else
     out << "final " << (data.test.name == data.train.name ? "training" : "test") << " accuracy " << std::fixed

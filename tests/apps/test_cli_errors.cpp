@@ -75,11 +75,14 @@ const std::vector<BadValue>& bad_values() {
       {train_with({"--memory-steps", "0"}), {"--memory-steps must be a positive integer, got 0"}},
       {train_with({"--precision", "fp8"}), {"--precision must be one of fp32, fp16; got fp8"}},
       {train_with({"--accum", "0"}), {"--accum must be a positive integer, got 0"}},
+      {train_with({"--zero", "3"}), {"--zero must be a ZeRO stage from 0 to 2, got 3"}},
       // ember train: checked before the data loads
       {{"train", "--model", "mlp", "--data", "spirals", "--device", "gpu"}, {"gpu", "cpu, cuda or cuda:N"}},
       {train_with({"--checkpoint", "0"}), {"--checkpoint", "0 segments"}},
       {train_with({"--memory-limit", "inf"}), {"--memory-limit", "inf"}},
       {train_with({"--memory-budget", "1e30"}), {"--memory-budget", "1e30"}},
+      {train_with({"--bucket-size", "0"}), {"--bucket-size 0 must be at least 1 byte"}},
+      {train_with({"--memory-budget", "64MiB", "--zero", "1"}), {"--memory-budget chooses", "--zero"}},
       {train_with({"--data-dir", "/nonexistent"}), {}},  // spirals ignore it: see the fashion-mnist row below
       {{"train", "--model", "mlp", "--data-dir", "/nonexistent", "--epochs", "1"}, {"/nonexistent"}},
       {train_with({"--save", "/nonexistent/run.ckpt"}), {"--save '/nonexistent/run.ckpt'", "does not exist"}},
@@ -110,6 +113,8 @@ const std::vector<BadValue>& bad_values() {
       {{"bench-train", "--checkpoint", "some"}, {"--checkpoint", "some"}},
       {{"bench-train", "--accum", "-1"}, {"--accum must be a positive integer, got -1"}},
       {{"bench-train", "--memory-budget", "lots"}, {"--memory-budget", "lots"}},
+      {{"bench-train", "--zero", "-1"}, {"--zero must be a ZeRO stage from 0 to 2, got -1"}},
+      {{"bench-train", "--bucket-size", "lots"}, {"--bucket-size", "lots"}},
       {{"bench-train", "--memory-limit", "1e30"}, {"--memory-limit", "1e30"}},
       {{"bench-train", "--memory-steps", "0"}, {"--memory-steps must be a positive integer, got 0"}},
       {{"bench-train", "--memory-report", "/nonexistent/r.html"}, {"--memory-report", "does not exist"}},
@@ -125,6 +130,9 @@ const std::vector<BadValue>& bad_values() {
       {{"plan", "--checkpoint", "-1"}, {"--checkpoint", "-1"}},
       {{"plan", "--accum", "1.5"}, {"--accum must be a positive integer, got 1.5"}},
       {{"plan", "--memory-budget", "inf"}, {"--memory-budget", "inf"}},
+      {{"plan", "--zero", "1.5"}, {"--zero must be a ZeRO stage, got 1.5"}},
+      {{"plan", "--bucket-size", "-1MiB"}, {"--bucket-size", "-1MiB"}},
+      {{"plan", "--ranks", "0"}, {"--ranks must be a number of processes from 1 to 1048576, got 0"}},
       // ember compare
       {{"compare", "/nonexistent/a.json", "/nonexistent/b.json"}, {"/nonexistent/a.json"}},
       {{"compare", "a.json", "b.json", "--output", "/nonexistent/c.html"}, {"--output '/nonexistent/c.html'", "does not exist"}},

@@ -10,7 +10,9 @@
 // 0.01 for AdamW; a value set with weight_decay(), 0 included, is used as given by both.
 // Parameter groups (optim/param_group.h) may set their own lr and weight_decay. The moments exp_avg and exp_avg_sq (the parameter's
 // shape and dtype, so fp32 for fp32 parameters) are allocated as optimizer_state on the first
-// step that sees a gradient; each parameter counts its own steps, as in PyTorch.
+// step that sees a gradient; each parameter counts its own steps, as in PyTorch. Each group's
+// beta1 starts at the options' and may be changed (set_group_momentum, as OneCycle does); the
+// bias correction 1 - beta1^step uses the current one, as in PyTorch.
 #include <cstdint>
 #include <vector>
 
@@ -57,6 +59,7 @@ class Adam : public Optimizer {
   void append_state(NamedTensors& state) const override;
   void load_state(StateDictReader& reader) override;
   const char* rule_name() const override { return name(); }
+  void check_momentum(double beta1) const override;
 
  private:
   const char* name() const { return decoupled_ ? "AdamW" : "Adam"; }

@@ -9,6 +9,8 @@
 // Momentum buffers are allocated on the first step that sees a gradient
 // (category optimizer_state); that step copies the gradient into the buffer.
 // Move the model (Module::to) before its first step: buffers stay where they were made.
+// Each group's momentum starts at the options' and may be changed (set_group_momentum, as
+// OneCycle does); a group whose momentum is 0 keeps no buffers.
 #include <vector>
 
 #include "kernels/ops.h"
@@ -44,6 +46,7 @@ class SGD : public Optimizer {
   void append_state(NamedTensors& state) const override;
   void load_state(StateDictReader& reader) override;
   const char* rule_name() const override { return "SGD"; }
+  void check_momentum(double momentum) const override;
 
  private:
   SgdOptions options_;

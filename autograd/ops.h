@@ -38,6 +38,16 @@ Tensor pow(const Tensor& x, double exponent);
 #include "core/unary_ops.def"
 #undef EMBER_UNARY_OP_PUBLIC
 #undef EMBER_UNARY_OP
+// Comparisons, core/compare_ops.def, one line each there: eq, ne, lt, le, gt, ge
+// (functions/compare.cpp). A u8 tensor of 1 (true) and 0, never differentiable: tensor-tensor with
+// NumPy broadcasting (same dtype and device), or against a number (rounded to a floating tensor's
+// dtype, as PyTorch does with a Python number; compared in double with an integer tensor). Summing
+// one counts its ones in i64: pred.eq(labels).sum().item<int64_t>().
+#define EMBER_COMPARE_OP(name, forward) \
+  Tensor name(const Tensor& a, const Tensor& b);  \
+  Tensor name(const Tensor& a, double s);
+#include "core/compare_ops.def"
+#undef EMBER_COMPARE_OP
 // Any op of the table by its enum (the op-contract test walks the table with it); `scalar`
 // is pow's exponent.
 Tensor unary_op(kernels::UnaryOp op, const Tensor& x, double scalar = 0.0);
@@ -47,7 +57,7 @@ Tensor unary_op(kernels::UnaryOp op, const Tensor& x, double scalar = 0.0);
 Tensor relu(Tensor&& x);
 Tensor add(Tensor&& a, const Tensor& b);
 
-// reductions (functions/reduce.cpp)
+// reductions (functions/reduce.cpp); sum of an integer tensor (u8, i64) is i64, as in PyTorch
 Tensor sum(const Tensor& x);
 Tensor sum(const Tensor& x, int64_t dim, bool keepdim = false);
 Tensor mean(const Tensor& x);

@@ -76,6 +76,11 @@ EMBER_INSTANTIATE(uint8_t)
 #include "core/binary_ops.def"
 #undef EMBER_BINARY_OP
 Tensor Tensor::pow(double exponent) const { return ember::pow(*this, exponent); }
+#define EMBER_COMPARE_OP(name, forward)                                          \
+  Tensor Tensor::name(const Tensor& o) const { return ember::name(*this, o); } \
+  Tensor Tensor::name(double s) const { return ember::name(*this, s); }
+#include "core/compare_ops.def"
+#undef EMBER_COMPARE_OP
 #define EMBER_UNARY_OP(name, forward, derivative, saves)
 #define EMBER_UNARY_OP_PUBLIC(name, forward, derivative, saves) \
   Tensor Tensor::name() const { return ember::name(*this); }

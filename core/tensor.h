@@ -145,6 +145,12 @@ class Tensor {
 #include "core/binary_ops.def"
 #undef EMBER_BINARY_OP
   Tensor pow(double exponent) const;
+  // Comparisons (core/compare_ops.def: eq, ne, lt, le, gt, ge): u8 1 or 0, see autograd/ops.h.
+#define EMBER_COMPARE_OP(name, forward) \
+  Tensor name(const Tensor& o) const;   \
+  Tensor name(double s) const;
+#include "core/compare_ops.def"
+#undef EMBER_COMPARE_OP
 #define EMBER_UNARY_OP(name, forward, derivative, saves)
 #define EMBER_UNARY_OP_PUBLIC(name, forward, derivative, saves) Tensor name() const;
 #include "core/unary_ops.def"

@@ -37,6 +37,17 @@ decltype(auto) with_binary_op(BinaryOp op, Fn&& fn) {
   return fn(std::integral_constant<BinaryOp, BinaryOp::add>{});
 }
 
+template <class Fn>
+decltype(auto) with_compare_op(CompareOp op, Fn&& fn) {
+  switch (op) {
+#define EMBER_COMPARE_OP(name, forward) \
+  case CompareOp::name: return fn(std::integral_constant<CompareOp, CompareOp::name>{});
+#include "core/compare_ops.def"
+#undef EMBER_COMPARE_OP
+  }
+  return fn(std::integral_constant<CompareOp, CompareOp::eq>{});
+}
+
 namespace math {
 #if defined(__CUDA_ARCH__)
 template <class T> EMBER_HD T exp(T x) { return ::exp(x); }
@@ -127,6 +138,31 @@ EMBER_HD T binary_grad(BinaryOp op, bool wrt_b, T a, T b, T dy) {
 #undef EMBER_BINARY_OP
   }
   return dy;
+}
+
+// a op b, the forward column of core/compare_ops.def, as the u8 the result stores.
+template <class T>
+EMBER_HD uint8_t compare_forward(CompareOp op, T a, T b) {
+  switch (op) {
+#define EMBER_COMPARE_OP(name, forward) \
+  case CompareOp::name: return (forward) ? 1 : 0;
+#include "core/compare_ops.def"
+#undef EMBER_COMPARE_OP
+  }
+  return 0;
+}
+
+// What a op s compares in (kernels/ops.h's compare_scalar): the compute type for a floating T, double
+// for an integer one; and s as it is compared: rounded to the floating dtype (through float for
+// f16, as its conversions go), exact in double for integers. Host code: both backends pass the
+// value to their loops.
+template <class T>
+using compare_scalar_t = std::conditional_t<std::is_integral_v<T>, double, compute_t<T>>;
+template <class T>
+compare_scalar_t<T> compare_scalar_value(double s) {
+  if constexpr (std::is_same_v<T, Half>) return compare_scalar_t<T>(Half(static_cast<float>(s)));
+  else if constexpr (std::is_integral_v<T>) return s;
+  else return compare_scalar_t<T>(T(s));
 }
 
 enum class BinaryReads : uint8_t { none, a, b, ab };

@@ -26,10 +26,16 @@ enum class BinaryOp : uint8_t {
 #include "core/binary_ops.def"
 #undef EMBER_BINARY_OP
 };
+enum class CompareOp : uint8_t {
+#define EMBER_COMPARE_OP(name, forward) name,
+#include "core/compare_ops.def"
+#undef EMBER_COMPARE_OP
+};
 enum class ReduceOp : uint8_t { sum, mean, max };
 
 const char* unary_op_name(UnaryOp op);
 const char* binary_op_name(BinaryOp op);
+const char* compare_op_name(CompareOp op);
 
 struct SgdOptions {
   double lr = 0.01;
@@ -89,9 +95,17 @@ Tensor sum_to(const Tensor& x, const Shape& shape);
 Tensor expand(const Tensor& x, const Shape& shape);
 // Any dtype to any dtype (float -> int truncates toward zero).
 Tensor cast(const Tensor& x, DType dtype);
+// u8 (1 or 0) = a op b with NumPy broadcasting; a and b share dtype (any) and device.
+Tensor compare(CompareOp op, const Tensor& a, const Tensor& b);
+// u8 = a op s: a floating a against s rounded to a's dtype (PyTorch's rule for a Python
+// number), an integer a against s in double (exact for |a| <= 2^53).
+Tensor compare_scalar(CompareOp op, const Tensor& a, double s);
 
 
 // --- reductions (kernels/{cpu,cuda}/reduce); accumulate in fp32 (fp64 for f64) ---
+// Floating x keeps its dtype. The sum of an integer x (u8, i64: a count of comparisons) is i64,
+// as in PyTorch, and exact; mean and max need a floating x.
+inline DType reduce_dtype(DType x) { return is_floating(x) ? x : DType::i64; }
 Tensor reduce_all(ReduceOp op, const Tensor& x);  // 0-d result
 Tensor reduce_dim(ReduceOp op, const Tensor& x, int64_t dim, bool keepdim);
 // i64 indices of the first maximum; over all elements (0-d) or along dim.

@@ -71,9 +71,11 @@ EMBER_INSTANTIATE(int64_t)
 EMBER_INSTANTIATE(uint8_t)
 #undef EMBER_INSTANTIATE
 
-#define EMBER_BINARY_OP(name, forward, grad_a, grad_b, grad_a_reads, grad_b_reads) \
+#define EMBER_BINARY_OP(name, forward, grad_a, grad_b, grad_a_reads, grad_b_reads)
+#define EMBER_BINARY_OP_PUBLIC(name, forward, grad_a, grad_b, grad_a_reads, grad_b_reads) \
   Tensor Tensor::name(const Tensor& o) const { return ember::name(*this, o); }
 #include "core/binary_ops.def"
+#undef EMBER_BINARY_OP_PUBLIC
 #undef EMBER_BINARY_OP
 Tensor Tensor::pow(double exponent) const { return ember::pow(*this, exponent); }
 #define EMBER_COMPARE_OP(name, forward)                                          \

@@ -141,8 +141,11 @@ class Tensor {
   template <class T> std::vector<T> to_vector() const;
 
   // --- ops (autograd/tensor_methods.cpp); see autograd/ops.h for the free functions ---
-#define EMBER_BINARY_OP(name, forward, grad_a, grad_b, grad_a_reads, grad_b_reads) Tensor name(const Tensor& o) const;
+#define EMBER_BINARY_OP(name, forward, grad_a, grad_b, grad_a_reads, grad_b_reads)
+#define EMBER_BINARY_OP_PUBLIC(name, forward, grad_a, grad_b, grad_a_reads, grad_b_reads) \
+  Tensor name(const Tensor& o) const;
 #include "core/binary_ops.def"
+#undef EMBER_BINARY_OP_PUBLIC
 #undef EMBER_BINARY_OP
   Tensor pow(double exponent) const;
   // Comparisons (core/compare_ops.def: eq, ne, lt, le, gt, ge): u8 1 or 0, see autograd/ops.h.

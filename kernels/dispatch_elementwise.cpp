@@ -23,7 +23,9 @@ const char* binary_op_name(BinaryOp op) {
   switch (op) {
 #define EMBER_BINARY_OP(name, forward, grad_a, grad_b, grad_a_reads, grad_b_reads) \
   case BinaryOp::name: return #name;
+#define EMBER_BINARY_OP_PUBLIC EMBER_BINARY_OP
 #include "core/binary_ops.def"
+#undef EMBER_BINARY_OP_PUBLIC
 #undef EMBER_BINARY_OP
   }
   return "?";

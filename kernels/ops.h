@@ -23,7 +23,9 @@ enum class UnaryOp : uint8_t {
 };
 enum class BinaryOp : uint8_t {
 #define EMBER_BINARY_OP(name, forward, grad_a, grad_b, grad_a_reads, grad_b_reads) name,
+#define EMBER_BINARY_OP_PUBLIC EMBER_BINARY_OP
 #include "core/binary_ops.def"
+#undef EMBER_BINARY_OP_PUBLIC
 #undef EMBER_BINARY_OP
 };
 enum class CompareOp : uint8_t {

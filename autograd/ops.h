@@ -177,5 +177,10 @@ Tensor batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, con
 // Zeroes each element with probability p (Philox, global generator) and scales the rest by
 // 1 / (1 - p); identity when !training or p == 0. Backward redraws the same mask.
 Tensor dropout(const Tensor& x, double p = 0.5, bool training = true);
+// The same per channel (PyTorch's feature_dropout, Dropout2d): every value of a channel
+// x[n, c, ...] is zeroed together, or kept and scaled by 1 / (1 - p). feature_dropout takes
+// x [N, C, ...]; dropout2d takes [N, C, H, W], or one image [C, H, W] whose channels are x[c].
+Tensor feature_dropout(const Tensor& x, double p = 0.5, bool training = true);
+Tensor dropout2d(const Tensor& x, double p = 0.5, bool training = true);
 
 }  // namespace ember

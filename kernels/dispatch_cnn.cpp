@@ -187,13 +187,15 @@ void batch_norm_backward(const Tensor& x, const Tensor& dy, const Tensor& mean, 
                 dweight ? *dweight : Tensor(), dbias ? *dbias : Tensor());
 }
 
-Tensor dropout(const Tensor& x, double p, GeneratorState state) {
+Tensor dropout(const Tensor& x, double p, GeneratorState state, int64_t group) {
   check_defined(x, "dropout", "x");
   check_floating(x, "dropout");
   EMBER_CHECK(p >= 0.0 && p <= 1.0, "dropout: probability must be in [0, 1], got " << p << " for " << x.shape());
+  EMBER_CHECK(group >= 1 && x.numel() % group == 0,
+              "dropout: groups of " << group << " elements that share a draw do not tile " << x.shape());
   OpNameScope scope("dropout");
   Tensor y = empty_like(x);
-  if (y.numel() > 0) EMBER_BACKEND(x.device(), dropout, x, p, state, y);
+  if (y.numel() > 0) EMBER_BACKEND(x.device(), dropout, x, p, state, group, y);
   return y;
 }
 

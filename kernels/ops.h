@@ -197,10 +197,11 @@ Tensor batch_norm_apply(const Tensor& x, const Tensor& mean, const Tensor& invst
 // dependence on x; otherwise they are constants (eval).
 void batch_norm_backward(const Tensor& x, const Tensor& dy, const Tensor& mean, const Tensor& invstd,
                          const Tensor& weight, bool batch_stats, Tensor* dx, Tensor* dweight, Tensor* dbias);
-// y = x * keep(i) / (1 - p), keep from Philox at `state` (kernels/dropout_math.h: dropout_apply, so a
-// dropped inf or NaN is NaN, as in PyTorch). Backward is the same call on dy with the same state: the
-// mask is recomputed, never stored.
-Tensor dropout(const Tensor& x, double p, GeneratorState state);
+// y = x * keep(i / group) / (1 - p), keep from Philox at `state` (kernels/dropout_math.h:
+// dropout_apply, so a dropped inf or NaN is NaN, as in PyTorch): group 1 is dropout, a channel's
+// plane (H * W) feature dropout. Backward is the same call on dy with the same state: the mask is
+// recomputed, never stored. group divides x.numel() (for a non-empty x).
+Tensor dropout(const Tensor& x, double p, GeneratorState state, int64_t group = 1);
 
 #include "kernels/backend_api.inc"
 

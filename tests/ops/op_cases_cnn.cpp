@@ -252,6 +252,20 @@ std::vector<OpCase> cnn_cases() {
                              }));
     }
   }
+  // Feature dropout (Dropout2d): one draw per channel plane, the same on every device.
+  for (const Shape& shape : {Shape{2, 3, 4, 5}, Shape{3, 4, 6}, Shape{4, 64, 33, 33}, Shape{0, 3, 2, 2}}) {
+    for (double p : {0.3, 1.0}) {
+      cases.push_back(OpCase("cnn", "dropout2d p=" + std::to_string(p).substr(0, 3) + " " + shape.str(), {In(shape)},
+                             [p](const Inputs& in) {
+                               manual_seed(79);
+                               return dropout2d(in[0], p, true);
+                             }));
+    }
+  }
+  cases.push_back(OpCase("cnn", "feature_dropout p=0.5 [3, 7]", {In({3, 7})}, [](const Inputs& in) {
+    manual_seed(80);
+    return feature_dropout(in[0], 0.5, true);
+  }));
   // A dropped inf or NaN gives NaN (x * 0), as in PyTorch: x / 0 is +-inf.
   cases.push_back(OpCase("cnn", "dropout of infinities [64]", {In({64})},
                          [](const Inputs& in) {

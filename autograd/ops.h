@@ -160,12 +160,17 @@ Tensor to_device(const Tensor& x, Device device);
 // x [N, C, H, W], weight [OC, C, KH, KW], bias [OC] or undefined -> [N, OC, OH, OW]; groups = 1.
 Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor(), Size2 stride = 1,
               Size2 padding = 0, Size2 dilation = 1);
-// Pooling windows; the stride defaults to the kernel. Padding is at most half the kernel.
+// Pooling windows, libtorch's arguments; the stride defaults to the kernel. Padding is at most half
+// the kernel. ceil_mode rounds the output size up, PyTorch's way: a last window that would start
+// past the input and its left padding is left out. Max pooling's dilation must be 1.
 Tensor max_pool2d(const Tensor& x, Size2 kernel);
-Tensor max_pool2d(const Tensor& x, Size2 kernel, Size2 stride, Size2 padding = 0);
-// Average pooling counts the zero padding in the divisor (PyTorch's count_include_pad=true).
+Tensor max_pool2d(const Tensor& x, Size2 kernel, Size2 stride, Size2 padding = 0, Size2 dilation = 1,
+                  bool ceil_mode = false);
+// Average pooling counts the zero padding in the divisor (count_include_pad, PyTorch's default),
+// or only the input values of each window (count_include_pad = false).
 Tensor avg_pool2d(const Tensor& x, Size2 kernel);
-Tensor avg_pool2d(const Tensor& x, Size2 kernel, Size2 stride, Size2 padding = 0);
+Tensor avg_pool2d(const Tensor& x, Size2 kernel, Size2 stride, Size2 padding = 0, bool ceil_mode = false,
+                  bool count_include_pad = true);
 // Mean over H and W: [N, C, H, W] -> [N, C, 1, 1] (adaptive average pooling to 1x1).
 Tensor global_avg_pool2d(const Tensor& x);
 // Batch normalisation over dim 1 of x [N, C, ...]. training: batch statistics, and the running

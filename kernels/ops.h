@@ -177,7 +177,7 @@ Tensor max_pool2d(const Tensor& x, const Pool2dArgs& args);
 // dx [x's shape]: zeros with each dy added at its window's argmax, recomputed from x with
 // kernels/pool_math.h's pool_argmax (so it is the element forward picked). Deterministic.
 Tensor max_pool2d_backward(const Tensor& dy, const Tensor& x, const Pool2dArgs& args);
-// Average pooling with count_include_pad=true (PyTorch's default divisor).
+// Average pooling; the divisor counts the padding unless !args.count_include_pad (pool_divisor).
 Tensor avg_pool2d(const Tensor& x, const Pool2dArgs& args);
 Tensor avg_pool2d_backward(const Tensor& dy, const Shape& x_shape, const Pool2dArgs& args);
 

@@ -95,6 +95,8 @@ std::vector<ErrorCase> error_cases() {
       {"shape", "narrow along a dim x does not have", [](Device d) { narrow(zeros({2, 6}, on(d)), 2, 0, 1); },
        {"narrow", "dim 2", "[2, 6]", "-2..1"}},
       {"shape", "narrow of a 0-d tensor", [](Device d) { narrow(zeros({}, on(d)), 0, 0, 1); }, {"narrow", "0-dim"}},
+      {"cnn", "max_pool2d with a dilation", [](Device d) { max_pool2d(zeros({1, 1, 4, 4}, on(d)), 2, 2, 0, 2); },
+       {"max_pool2d", "dilation (2, 2)", "[1, 1, 4, 4]"}},
       {"cnn", "dropout2d of a 2-d tensor", [](Device d) { dropout2d(zeros({3, 4}, on(d)), 0.5, true); },
        {"dropout2d", "[N, C, H, W]", "[3, 4]"}},
       {"cnn", "feature_dropout of a 1-d tensor", [](Device d) { feature_dropout(zeros({4}, on(d)), 0.5, true); },

@@ -74,6 +74,7 @@ Tensor argmax(const Tensor& x, int64_t dim, bool keepdim = false);  // not diffe
 
 // linear algebra and layout (functions/matmul.cpp, functions/shape.cpp)
 Tensor matmul(const Tensor& a, const Tensor& b);  // [M,K]x[K,N], [B,M,K]x[B,K,N], [B,M,K]x[K,N]
+Tensor mm(const Tensor& a, const Tensor& b);      // [M,K]x[K,N] only; other shapes throw naming both
 Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1);
 Tensor reshape(const Tensor& x, const Shape& shape);
 

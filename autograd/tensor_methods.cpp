@@ -61,6 +61,11 @@ T Tensor::item() const {
   return to_vector<T>()[0];
 }
 
+Scalar Tensor::item() const {
+  if (is_floating(dtype())) return Scalar(item<double>());
+  return Scalar(item<int64_t>());
+}
+
 #define EMBER_INSTANTIATE(T) \
   template std::vector<T> Tensor::to_vector<T>() const; \
   template T Tensor::item<T>() const;
@@ -98,6 +103,7 @@ Tensor Tensor::max(int64_t dim, bool keepdim) const { return ember::max(*this, d
 Tensor Tensor::argmax() const { return ember::argmax(*this); }
 Tensor Tensor::argmax(int64_t dim, bool keepdim) const { return ember::argmax(*this, dim, keepdim); }
 Tensor Tensor::matmul(const Tensor& o) const { return ember::matmul(*this, o); }
+Tensor Tensor::mm(const Tensor& o) const { return ember::mm(*this, o); }
 Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const { return ember::transpose(*this, dim0, dim1); }
 Tensor Tensor::narrow(int64_t dim, int64_t start, int64_t length) const {
   return ember::narrow(*this, dim, start, length);

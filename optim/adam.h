@@ -26,7 +26,7 @@ constexpr double kAdamWDefaultWeightDecay = 0.01;  // PyTorch's AdamW default
 // A builder over the step kernel's own options (values.lr is the initial rate; Adam or
 // AdamW sets values.decoupled, and values.weight_decay to its default unless it was set).
 struct AdamOptions {
-  explicit AdamOptions(double lr = 1e-3) { values.lr = lr; }
+  AdamOptions(double lr = 1e-3) { values.lr = lr; }  // NOLINT: implicit, as libtorch's: Adam(params, 1e-3)
   AdamOptions& betas(double beta1, double beta2) { values.beta1 = beta1; values.beta2 = beta2; return *this; }
   AdamOptions& eps(double e) { values.eps = e; return *this; }
   AdamOptions& weight_decay(double wd) {

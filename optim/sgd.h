@@ -22,7 +22,7 @@ namespace ember::optim {
 // (values.lr and values.weight_decay are the defaults of groups that set none; values.lr is
 // the initial rate, a schedule changes the optimizer's).
 struct SgdOptions {
-  explicit SgdOptions(double lr) { values.lr = lr; }
+  SgdOptions(double lr) { values.lr = lr; }  // NOLINT: implicit, as libtorch's: SGD(params, 0.1)
   SgdOptions& momentum(double m) { values.momentum = m; return *this; }
   SgdOptions& dampening(double d) { values.dampening = d; return *this; }
   SgdOptions& weight_decay(double wd) { values.weight_decay = wd; return *this; }

@@ -61,6 +61,11 @@ T Tensor::item() const {
   return to_vector<T>()[0];
 }
 
+Scalar Tensor::item() const {
+  if (is_floating(dtype())) return Scalar(item<double>());
+  return Scalar(item<int64_t>());
+}
+
 #define EMBER_INSTANTIATE(T) \
   template std::vector<T> Tensor::to_vector<T>() const; \
   template T Tensor::item<T>() const;
@@ -71,11 +76,18 @@ EMBER_INSTANTIATE(int64_t)
 EMBER_INSTANTIATE(uint8_t)
 #undef EMBER_INSTANTIATE
 
-#define EMBER_BINARY_OP(name, forward, grad_a, grad_b, grad_a_reads, grad_b_reads) \
+#define EMBER_BINARY_OP(name, forward, grad_a, grad_b, grad_a_reads, grad_b_reads)
+#define EMBER_BINARY_OP_PUBLIC(name, forward, grad_a, grad_b, grad_a_reads, grad_b_reads) \
   Tensor Tensor::name(const Tensor& o) const { return ember::name(*this, o); }
 #include "core/binary_ops.def"
+#undef EMBER_BINARY_OP_PUBLIC
 #undef EMBER_BINARY_OP
 Tensor Tensor::pow(double exponent) const { return ember::pow(*this, exponent); }
+#define EMBER_COMPARE_OP(name, forward)                                          \
+  Tensor Tensor::name(const Tensor& o) const { return ember::name(*this, o); } \
+  Tensor Tensor::name(double s) const { return ember::name(*this, s); }
+#include "core/compare_ops.def"
+#undef EMBER_COMPARE_OP
 #define EMBER_UNARY_OP(name, forward, derivative, saves)
 #define EMBER_UNARY_OP_PUBLIC(name, forward, derivative, saves) \
   Tensor Tensor::name() const { return ember::name(*this); }
@@ -91,6 +103,7 @@ Tensor Tensor::max(int64_t dim, bool keepdim) const { return ember::max(*this, d
 Tensor Tensor::argmax() const { return ember::argmax(*this); }
 Tensor Tensor::argmax(int64_t dim, bool keepdim) const { return ember::argmax(*this, dim, keepdim); }
 Tensor Tensor::matmul(const Tensor& o) const { return ember::matmul(*this, o); }
+Tensor Tensor::mm(const Tensor& o) const { return ember::mm(*this, o); }
 Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const { return ember::transpose(*this, dim0, dim1); }
 Tensor Tensor::narrow(int64_t dim, int64_t start, int64_t length) const {
   return ember::narrow(*this, dim, start, length);

@@ -26,6 +26,7 @@
 #include "core/device.h"
 #include "core/dtype.h"
 #include "core/error.h"
+#include "core/scalar.h"
 #include "core/shape.h"
 
 namespace ember {
@@ -137,14 +138,26 @@ class Tensor {
   Tensor to(Device device, DType dtype) const;
   Tensor clone() const;
   Tensor contiguous() const { return *this; }  // always contiguous; kept for libtorch code
-  template <class T> T item() const;                // numel must be 1
+  template <class T> T item() const;                // numel must be 1: loss.item<float>()
+  // The one element as a Scalar (core/scalar.h), exact for integer dtypes: loss.item().toFloat(),
+  // or simply a double: double l = loss.item();
+  Scalar item() const;
   template <class T> std::vector<T> to_vector() const;
 
   // --- ops (autograd/tensor_methods.cpp); see autograd/ops.h for the free functions ---
-#define EMBER_BINARY_OP(name, forward, grad_a, grad_b, grad_a_reads, grad_b_reads) Tensor name(const Tensor& o) const;
+#define EMBER_BINARY_OP(name, forward, grad_a, grad_b, grad_a_reads, grad_b_reads)
+#define EMBER_BINARY_OP_PUBLIC(name, forward, grad_a, grad_b, grad_a_reads, grad_b_reads) \
+  Tensor name(const Tensor& o) const;
 #include "core/binary_ops.def"
+#undef EMBER_BINARY_OP_PUBLIC
 #undef EMBER_BINARY_OP
   Tensor pow(double exponent) const;
+  // Comparisons (core/compare_ops.def: eq, ne, lt, le, gt, ge): u8 1 or 0, see autograd/ops.h.
+#define EMBER_COMPARE_OP(name, forward) \
+  Tensor name(const Tensor& o) const;   \
+  Tensor name(double s) const;
+#include "core/compare_ops.def"
+#undef EMBER_COMPARE_OP
 #define EMBER_UNARY_OP(name, forward, derivative, saves)
 #define EMBER_UNARY_OP_PUBLIC(name, forward, derivative, saves) Tensor name() const;
 #include "core/unary_ops.def"
@@ -159,11 +172,15 @@ class Tensor {
   Tensor argmax() const;
   Tensor argmax(int64_t dim, bool keepdim = false) const;
   Tensor matmul(const Tensor& o) const;
+  Tensor mm(const Tensor& o) const;  // 2-D only
   Tensor transpose(int64_t dim0, int64_t dim1) const;
   Tensor t() const { return transpose(0, 1); }
   // Views or copies as autograd/ops.h says (narrow, select, slice: a view when contiguous).
   Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
   Tensor select(int64_t dim, int64_t index) const;
+  // w[i]: select(0, i), libtorch's indexing with one integer (a view; negative i counts from the
+  // end; out of range throws, naming operator[], i and the shape). Defined in autograd/functions/slice.cpp.
+  Tensor operator[](int64_t index) const;
   Tensor slice(int64_t dim = 0, int64_t start = 0, int64_t end = INT64_MAX, int64_t step = 1) const;
   Tensor unsqueeze(int64_t dim) const;
   Tensor squeeze() const;

@@ -55,6 +55,9 @@ std::vector<uint8_t> read_file_bytes(const std::string& path, const char* op, ui
 }
 
 std::string find_file(const std::string& folder, const std::vector<std::string>& candidates, const char* op) {
+  struct stat st {};
+  EMBER_CHECK(::stat(folder.c_str(), &st) == 0 && S_ISDIR(st.st_mode),
+              op << ": the folder " << folder << (::stat(folder.c_str(), &st) == 0 ? " is not a folder" : " does not exist"));
   std::string tried;
   for (const std::string& name : candidates) {
     const std::string path = folder + "/" + name;

@@ -26,8 +26,8 @@ std::vector<uint8_t> read_raw_file_bytes(const std::string& path, const char* op
 // True when a regular file exists at `path`.
 bool file_exists(const std::string& path);
 
-// The first of `candidates` (file names inside `folder`) that exists; throws naming the
-// folder and every candidate when none does.
+// The first of `candidates` (file names inside `folder`) that exists; throws naming `op`, the
+// folder and every candidate when none does, or when the folder itself is missing.
 std::string find_file(const std::string& folder, const std::vector<std::string>& candidates, const char* op);
 
 }  // namespace ember::data

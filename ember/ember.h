@@ -1,25 +1,31 @@
 #pragma once
-// The one header a training program includes, as libtorch's <torch/torch.h>:
+// The one header a training program includes, as libtorch's <torch/torch.h>; ember:: is written
+// where libtorch writes torch:: (docs/coming-from-libtorch.md says why not `using namespace ember;`:
+// ember::train and ember::data would collide with a program's own train() and data):
 //
 //   #include "ember/ember.h"
-//   using namespace ember;
-//   auto net = std::make_shared<nn::Sequential>(nn::Linear(2, 64), nn::ReLU(), nn::Linear(64, 3));
-//   optim::SGD sgd(net->parameters(), optim::SgdOptions(0.1));
-//   Tensor loss = nll_loss(log_softmax(net->forward(x), 1), y);
+//   auto net = std::make_shared<ember::nn::Sequential>(ember::nn::Linear(2, 64), ember::nn::ReLU(),
+//                                                      ember::nn::Linear(64, 3));
+//   ember::optim::SGD sgd(net->parameters(), ember::optim::SgdOptions(0.1).momentum(0.9));
+//   ember::Tensor loss = ember::nll_loss(ember::log_softmax(net->forward(x), 1), y);
+//   if (ember::cuda::is_available()) net->to(ember::kCUDA);
 //
-// It includes the public API a program trains with: tensors and their factories, the
-// differentiable ops and losses, grad mode, the layers, nn::init, the optimizers and schedules,
-// the Trainer, a whole run (train::fit), the planner and the memory budget fit (train/plan/),
-// the data readers and loader, weights files and the memory report. Lower-level headers
+// It includes the public API a program trains with: tensors and their factories, the GPU check
+// and the CPU threads, the differentiable ops and losses, grad mode, the layers, nn::init, the
+// optimizers and schedules, the Trainer, a whole run (train::fit), the planner and the memory
+// budget fit (train/plan/), the data readers and loader, weights files and the memory report. Lower-level headers
 // (kernels/ops.h, the allocators) stay separate. Installed as include/ember/ember/ember.h,
 // found through the include directory include/ember like every other header.
 
-// tensors, devices, dtypes, random state
+// tensors, devices, dtypes, random state, the GPU check (cuda::is_available, device_count), threads
+#include "core/cuda_runtime.h"
 #include "core/device.h"
 #include "core/dtype.h"
 #include "core/generator.h"
+#include "core/scalar.h"
 #include "core/tensor.h"
 #include "kernels/factories.h"
+#include "kernels/threads.h"
 
 // autograd: ops, losses, grad mode, gradient checks
 #include "autograd/grad_mode.h"

@@ -11,18 +11,17 @@
 
 #include "ember/ember.h"
 
-using namespace ember;
 
 namespace {
 
 constexpr int64_t kSide = 12;
 
 // A dataset of your own: size() and get(i), as libtorch's torch::data::Dataset.
-class BarsDataset : public data::SampleDataset {
+class BarsDataset : public ember::data::SampleDataset {
  public:
   explicit BarsDataset(int64_t size) : size_(size) {}
   int64_t size() const override { return size_; }
-  data::Sample get(int64_t i) const override {
+  ember::data::Sample get(int64_t i) const override {
     const int64_t label = i % 4;
     const int64_t at = 2 + (i * 7) % (kSide - 4);  // where the bar crosses
     std::vector<float> pixels(kSide * kSide);
@@ -32,7 +31,7 @@ class BarsDataset : public data::SampleDataset {
         const float noise = 0.3f * std::sin(static_cast<float>(i * 131 + y * 17 + x * 29));  // deterministic noise
         pixels[static_cast<size_t>(y * kSide + x)] = (on ? 1.0f : 0.0f) + noise;
       }
-    return {from_vector<float>(pixels, {1, kSide, kSide}), label};
+    return {ember::from_vector<float>(pixels, {1, kSide, kSide}), label};
   }
 
  private:
@@ -40,45 +39,47 @@ class BarsDataset : public data::SampleDataset {
 };
 
 // A module of your own: two convolutions whose outputs are concatenated (a DenseNet-style skip).
-class SkipNet : public nn::Module {
+class SkipNet : public ember::nn::Module {
  public:
   SkipNet() {
-    conv1_ = register_module("conv1", std::make_shared<nn::Conv2d>(nn::Conv2dOptions(1, 8, 3).padding(1)));
-    conv2_ = register_module("conv2", std::make_shared<nn::Conv2d>(nn::Conv2dOptions(8, 8, 3).padding(1)));
-    bn_ = register_module("bn", std::make_shared<nn::BatchNorm2d>(16));
-    pool_ = register_module("pool", std::make_shared<nn::MaxPool2d>(2));
-    fc_ = register_module("fc", std::make_shared<nn::Linear>(16 * (kSide / 2) * (kSide / 2), 4));
+    using ember::nn::Conv2dOptions;
+    conv1_ = register_module("conv1", std::make_shared<ember::nn::Conv2d>(Conv2dOptions(1, 8, 3).padding(1)));
+    conv2_ = register_module("conv2", std::make_shared<ember::nn::Conv2d>(Conv2dOptions(8, 8, 3).padding(1)));
+    bn_ = register_module("bn", std::make_shared<ember::nn::BatchNorm2d>(16));
+    pool_ = register_module("pool", std::make_shared<ember::nn::MaxPool2d>(2));
+    fc_ = register_module("fc", std::make_shared<ember::nn::Linear>(16 * (kSide / 2) * (kSide / 2), 4));
   }
 
  protected:
-  Tensor forward_impl(const Tensor& x) override {
-    const Tensor h1 = relu(conv1_->forward(x));
-    const Tensor h2 = relu(conv2_->forward(h1));
-    const Tensor both = cat({h1, h2}, 1);  // [B, 16, 12, 12]
-    const Tensor pooled = pool_->forward(bn_->forward(both));
+  ember::Tensor forward_impl(const ember::Tensor& x) override {
+    const ember::Tensor h1 = ember::relu(conv1_->forward(x));
+    const ember::Tensor h2 = ember::relu(conv2_->forward(h1));
+    const ember::Tensor both = ember::cat({h1, h2}, 1);  // [B, 16, 12, 12]
+    const ember::Tensor pooled = pool_->forward(bn_->forward(both));
     return fc_->forward(pooled.reshape({pooled.size(0), -1}));
   }
 
  private:
-  std::shared_ptr<nn::Conv2d> conv1_, conv2_;
-  std::shared_ptr<nn::BatchNorm2d> bn_;
-  std::shared_ptr<nn::MaxPool2d> pool_;
-  std::shared_ptr<nn::Linear> fc_;
+  std::shared_ptr<ember::nn::Conv2d> conv1_, conv2_;
+  std::shared_ptr<ember::nn::BatchNorm2d> bn_;
+  std::shared_ptr<ember::nn::MaxPool2d> pool_;
+  std::shared_ptr<ember::nn::Linear> fc_;
 };
 
 // Adam with two groups: weights decay, biases and BatchNorm's parameters do not.
-std::unique_ptr<optim::AdamW> make_optimizer(const nn::Module& net) {
-  return std::make_unique<optim::AdamW>(optim::decay_groups(net.named_parameters(), 1e-2), optim::AdamOptions(3e-3));
+std::unique_ptr<ember::optim::AdamW> make_optimizer(const ember::nn::Module& net) {
+  return std::make_unique<ember::optim::AdamW>(ember::optim::decay_groups(net.named_parameters(), 1e-2),
+                                               ember::optim::AdamOptions(3e-3));
 }
 
 // One epoch; returns the mean loss.
-double train_epoch(nn::Module& net, optim::Optimizer& opt, data::DataLoader& loader) {
+double train_epoch(ember::nn::Module& net, ember::optim::Optimizer& opt, ember::data::DataLoader& loader) {
   net.train();
   double sum = 0.0;
   int64_t seen = 0;
-  for (data::Batch& b : loader) {
+  for (ember::data::Batch& b : loader) {
     opt.zero_grad();
-    Tensor loss = nll_loss(log_softmax(net.forward(b.images), 1), b.labels);
+    ember::Tensor loss = ember::nll_loss(ember::log_softmax(net.forward(b.images), 1), b.labels);
     loss.backward();
     opt.step();
     sum += loss.item<double>() * static_cast<double>(b.size());
@@ -87,19 +88,19 @@ double train_epoch(nn::Module& net, optim::Optimizer& opt, data::DataLoader& loa
   return sum / static_cast<double>(seen);
 }
 
-double accuracy(nn::Module& net, data::DataLoader& loader) {
-  NoGradGuard no_grad;
+double accuracy(ember::nn::Module& net, ember::data::DataLoader& loader) {
+  ember::NoGradGuard no_grad;
   net.eval();
   int64_t correct = 0, seen = 0;
-  for (data::Batch& b : loader) {
-    correct += models::count_correct(net.forward(b.images), b.labels);
+  for (ember::data::Batch& b : loader) {
+    correct += ember::models::count_correct(net.forward(b.images), b.labels);
     seen += b.size();
   }
   return static_cast<double>(correct) / static_cast<double>(seen);
 }
 
-bool same_parameters(const nn::Module& a, const nn::Module& b) {
-  const std::vector<Tensor> pa = a.parameters(), pb = b.parameters();
+bool same_parameters(const ember::nn::Module& a, const ember::nn::Module& b) {
+  const std::vector<ember::Tensor> pa = a.parameters(), pb = b.parameters();
   for (size_t i = 0; i < pa.size(); ++i)
     if (pa[i].to_vector<float>() != pb[i].to_vector<float>()) return false;
   return true;
@@ -108,28 +109,28 @@ bool same_parameters(const nn::Module& a, const nn::Module& b) {
 }  // namespace
 
 int main() {
-  manual_seed(0);
+  ember::manual_seed(0);
   auto train_set = std::make_shared<BarsDataset>(2048);
   auto test_set = std::make_shared<BarsDataset>(512);
-  const auto options = [] { return data::DataLoaderOptions().batch_size(64).shuffle(true).seed(1); };
-  data::DataLoader train_loader(train_set, options());
-  data::DataLoader test_loader(test_set, data::DataLoaderOptions().batch_size(256));
+  const auto options = [] { return ember::data::DataLoaderOptions().batch_size(64).shuffle(true).seed(1); };
+  ember::data::DataLoader train_loader(train_set, options());
+  ember::data::DataLoader test_loader(test_set, ember::data::DataLoaderOptions().batch_size(256));
 
   auto net = std::make_shared<SkipNet>();
-  std::unique_ptr<optim::AdamW> opt = make_optimizer(*net);
+  std::unique_ptr<ember::optim::AdamW> opt = make_optimizer(*net);
   std::printf("epoch 1: loss %.4f\n", train_epoch(*net, *opt, train_loader));
 
   // Save, as torch::save(model) and torch::save(optimizer) would.
-  train::save_weights("libtorch_port.safetensors", *net);
-  data::save_safetensors("libtorch_port.optimizer.safetensors", opt->state_dict());
+  ember::train::save_weights("libtorch_port.safetensors", *net);
+  ember::data::save_safetensors("libtorch_port.optimizer.safetensors", opt->state_dict());
 
   // Reload into a fresh model and optimizer, and resume at epoch 2 with the same data order.
-  manual_seed(42);  // other initial weights, overwritten by the load
+  ember::manual_seed(42);  // other initial weights, overwritten by the load
   auto resumed = std::make_shared<SkipNet>();
-  train::load_weights("libtorch_port.safetensors", *resumed);
-  std::unique_ptr<optim::AdamW> resumed_opt = make_optimizer(*resumed);
-  resumed_opt->load_state_dict(data::load_safetensors("libtorch_port.optimizer.safetensors"));
-  data::DataLoader resumed_loader(train_set, options());
+  ember::train::load_weights("libtorch_port.safetensors", *resumed);
+  std::unique_ptr<ember::optim::AdamW> resumed_opt = make_optimizer(*resumed);
+  resumed_opt->load_state_dict(ember::data::load_safetensors("libtorch_port.optimizer.safetensors"));
+  ember::data::DataLoader resumed_loader(train_set, options());
   resumed_loader.set_next_epoch(1);
 
   for (int epoch = 2; epoch <= 3; ++epoch) {

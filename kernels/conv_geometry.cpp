@@ -62,7 +62,10 @@ Conv2dGeometry pool2d_geometry(const Shape& x, const Pool2dArgs& args, const cha
   EMBER_CHECK(2 * args.padding.h <= args.kernel.h && 2 * args.padding.w <= args.kernel.w,
               op << ": padding " << args.padding << " must be at most half the kernel " << args.kernel
                  << " (input " << x << ")");
-  return window_geometry(x, x[1], args.kernel, args.stride, args.padding, Size2(1), op);
+  Conv2dGeometry g = window_geometry(x, x[1], args.kernel, args.stride, args.padding, Size2(1), op);
+  g.out_h = pool_out_size(g.in_h, g.kernel_h, g.stride_h, g.pad_h, args.ceil_mode);
+  g.out_w = pool_out_size(g.in_w, g.kernel_w, g.stride_w, g.pad_w, args.ceil_mode);
+  return g;
 }
 
 }  // namespace ember::kernels

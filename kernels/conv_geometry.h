@@ -37,6 +37,8 @@ struct Pool2dArgs {
   Size2 kernel{1};
   Size2 stride{1};
   Size2 padding{0};
+  bool ceil_mode = false;          // output size rounded up (pool_out_size), PyTorch's ceil_mode
+  bool count_include_pad = true;   // average pooling's divisor counts the zero padding (pool_divisor)
 };
 
 // Everything an im2col/col2im or pooling loop needs, as plain integers (passed by value to CUDA kernels).
@@ -64,8 +66,17 @@ EMBER_HD int64_t conv_out_size(int64_t in, int64_t kernel, int64_t stride, int64
 // Checks x [N, C, H, W] against weight [OC, C, KH, KW] and the args; throws ember::Error naming
 // `op` and both shapes (channel mismatch, kernel bigger than the padded input, bad stride...).
 Conv2dGeometry conv2d_geometry(const Shape& x, const Shape& weight, const Conv2dArgs& args, const char* op);
+// PyTorch's pooling output size (pooling_output_shape, dilation 1):
+// floor or, with ceil_mode, ceil of (in + 2 pad - kernel) / stride, plus 1; with ceil_mode the last
+// window must start inside the input or its left padding, else it is dropped. in + 2 pad >= kernel.
+EMBER_HD int64_t pool_out_size(int64_t in, int64_t kernel, int64_t stride, int64_t pad, bool ceil_mode) {
+  int64_t out = (in + 2 * pad - kernel + (ceil_mode ? stride - 1 : 0)) / stride + 1;
+  if (ceil_mode && (out - 1) * stride >= in + pad) --out;
+  return out;
+}
+
 // Checks x [N, C, H, W] and the pooling args (padding at most half the kernel, like PyTorch).
-// out_channels = C; the kernel is the pooling window, dilation 1.
+// out_channels = C; the kernel is the pooling window, dilation 1; the output size is pool_out_size's.
 Conv2dGeometry pool2d_geometry(const Shape& x, const Pool2dArgs& args, const char* op);
 
 // im2col: offset of the input element that column-matrix entry (row, col) reads within one
@@ -103,7 +114,8 @@ EMBER_HD Acc col2im_gather(const Conv2dGeometry& g, const T* cols, int64_t c, in
 
 // A pooling window along one axis: [begin, end) clamped to the input, and the divisor span
 // that average pooling uses with count_include_pad=true (PyTorch: the window clipped to the
-// padded input, before clamping to the real one).
+// padded input, before clamping to the real one; with ceil_mode the last window may reach past
+// the padding, and is clipped to it as well).
 struct PoolWindow {
   int64_t begin, end, padded_span;
 };
@@ -115,6 +127,13 @@ EMBER_HD PoolWindow pool_window(int64_t out_index, int64_t in_size, int64_t kern
   begin = begin < 0 ? 0 : begin;
   end = end > in_size ? in_size : end;
   return PoolWindow{begin, end, padded_span};
+}
+
+// Average pooling's divisor for the window of rows h and columns w: with count_include_pad the
+// window clipped to the padded input (PyTorch's default), else only the input elements it holds
+// (PyTorch's count_include_pad=False). Never 0: every window holds an input element.
+EMBER_HD int64_t pool_divisor(const PoolWindow& h, const PoolWindow& w, bool count_include_pad) {
+  return count_include_pad ? h.padded_span * w.padded_span : (h.end - h.begin) * (w.end - w.begin);
 }
 
 }  // namespace kernels

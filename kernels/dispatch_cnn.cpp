@@ -118,7 +118,7 @@ Tensor avg_pool2d(const Tensor& x, const Pool2dArgs& args) {
   const Conv2dGeometry g = pool2d_geometry(x.shape(), args, "avg_pool2d");
   OpNameScope scope("avg_pool2d");
   Tensor y = empty(conv_output_shape(g), TensorOptions(x.dtype()).device(x.device()));
-  if (y.numel() > 0) EMBER_BACKEND(x.device(), avg_pool2d, x, g, y);
+  if (y.numel() > 0) EMBER_BACKEND(x.device(), avg_pool2d, x, g, args.count_include_pad, y);
   return y;
 }
 
@@ -128,7 +128,7 @@ Tensor avg_pool2d_backward(const Tensor& dy, const Shape& x_shape, const Pool2dA
   check_floating(dy, "avg_pool2d_backward");
   OpNameScope scope("avg_pool2d_backward");
   Tensor dx = empty(x_shape, TensorOptions(dy.dtype()).device(dy.device()));
-  if (dx.numel() > 0) EMBER_BACKEND(dy.device(), avg_pool2d_backward, dy, g, dx);
+  if (dx.numel() > 0) EMBER_BACKEND(dy.device(), avg_pool2d_backward, dy, g, args.count_include_pad, dx);
   return dx;
 }
 
@@ -187,13 +187,15 @@ void batch_norm_backward(const Tensor& x, const Tensor& dy, const Tensor& mean, 
                 dweight ? *dweight : Tensor(), dbias ? *dbias : Tensor());
 }
 
-Tensor dropout(const Tensor& x, double p, GeneratorState state) {
+Tensor dropout(const Tensor& x, double p, GeneratorState state, int64_t group) {
   check_defined(x, "dropout", "x");
   check_floating(x, "dropout");
   EMBER_CHECK(p >= 0.0 && p <= 1.0, "dropout: probability must be in [0, 1], got " << p << " for " << x.shape());
+  EMBER_CHECK(group >= 1 && x.numel() % group == 0,
+              "dropout: groups of " << group << " elements that share a draw do not tile " << x.shape());
   OpNameScope scope("dropout");
   Tensor y = empty_like(x);
-  if (y.numel() > 0) EMBER_BACKEND(x.device(), dropout, x, p, state, y);
+  if (y.numel() > 0) EMBER_BACKEND(x.device(), dropout, x, p, state, group, y);
   return y;
 }
 

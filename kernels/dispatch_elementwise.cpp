@@ -1,4 +1,5 @@
-// Checked entry points of the elementwise ops: unary, binary, sum_to, expand, cast, fill_, add_, mul_, copy_.
+// Checked entry points of the elementwise ops: unary, binary, compare, sum_to, expand, cast, fill_, add_, mul_,
+// copy_.
 #include "kernels/backend_dispatch.h"
 #include "kernels/checks.h"
 #include "memory/empty.h"
@@ -22,8 +23,20 @@ const char* binary_op_name(BinaryOp op) {
   switch (op) {
 #define EMBER_BINARY_OP(name, forward, grad_a, grad_b, grad_a_reads, grad_b_reads) \
   case BinaryOp::name: return #name;
+#define EMBER_BINARY_OP_PUBLIC EMBER_BINARY_OP
 #include "core/binary_ops.def"
+#undef EMBER_BINARY_OP_PUBLIC
 #undef EMBER_BINARY_OP
+  }
+  return "?";
+}
+
+const char* compare_op_name(CompareOp op) {
+  switch (op) {
+#define EMBER_COMPARE_OP(name, forward) \
+  case CompareOp::name: return #name;
+#include "core/compare_ops.def"
+#undef EMBER_COMPARE_OP
   }
   return "?";
 }
@@ -60,12 +73,22 @@ Tensor unary_backward(UnaryOp op, const Tensor& x, const Tensor& y, const Tensor
   return dx;
 }
 
-Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
-  const char* name = binary_op_name(op);
+namespace {
+
+// The operands of a broadcasting op (binary, compare): defined, of one dtype and device; their
+// broadcast shape (which throws naming both shapes when there is none).
+Shape broadcast_operands(const Tensor& a, const Tensor& b, const char* name) {
   check_defined(a, name, "a");
   check_defined(b, name, "b");
   check_compatible(a, b, name);
-  const Shape shape = broadcast_shapes(a.shape(), b.shape(), name);  // throws naming both shapes
+  return broadcast_shapes(a.shape(), b.shape(), name);
+}
+
+}  // namespace
+
+Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
+  const char* name = binary_op_name(op);
+  const Shape shape = broadcast_operands(a, b, name);
   OpNameScope scope(name);
   Tensor c = empty(shape, TensorOptions(a.dtype()).device(a.device()));
   if (c.numel() > 0) EMBER_BACKEND(a.device(), binary, op, a, b, c);
@@ -92,6 +115,24 @@ Tensor binary_scalar(BinaryOp op, const Tensor& a, double s, bool scalar_first) 
   OpNameScope scope(name);
   Tensor c = empty_like(a);
   if (c.numel() > 0) EMBER_BACKEND(a.device(), binary_scalar, op, a, s, scalar_first, c);
+  return c;
+}
+
+Tensor compare(CompareOp op, const Tensor& a, const Tensor& b) {
+  const char* name = compare_op_name(op);
+  const Shape shape = broadcast_operands(a, b, name);
+  OpNameScope scope(name);
+  Tensor c = empty(shape, TensorOptions(DType::u8).device(a.device()));
+  if (c.numel() > 0) EMBER_BACKEND(a.device(), compare, op, a, b, c);
+  return c;
+}
+
+Tensor compare_scalar(CompareOp op, const Tensor& a, double s) {
+  const char* name = compare_op_name(op);
+  check_defined(a, name, "a");
+  OpNameScope scope(name);
+  Tensor c = empty(a.shape(), TensorOptions(DType::u8).device(a.device()));
+  if (c.numel() > 0) EMBER_BACKEND(a.device(), compare_scalar, op, a, s, c);
   return c;
 }
 

@@ -25,26 +25,33 @@ Shape reduced_shape(const Shape& shape, int64_t dim, bool keepdim) {
 }
 }  // namespace
 
+namespace {
+// Integer tensors (u8 comparisons, i64 counts) may be summed, exactly, into i64, as in PyTorch;
+// mean and max take floating ones.
+void check_reducible(ReduceOp op, const Tensor& x, const char* name) {
+  check_defined(x, name, "x");
+  if (op != ReduceOp::sum) check_floating(x, name);
+}
+}  // namespace
+
 Tensor reduce_all(ReduceOp op, const Tensor& x) {
   const char* name = reduce_op_name(op);
-  check_defined(x, name, "x");
-  check_floating(x, name);
+  check_reducible(op, x, name);
   EMBER_CHECK(op != ReduceOp::max || x.numel() > 0, "max: the tensor " << x.shape() << " is empty");
   OpNameScope scope(name);
-  Tensor y = empty(Shape{}, TensorOptions(x.dtype()).device(x.device()));
+  Tensor y = empty(Shape{}, TensorOptions(reduce_dtype(x.dtype())).device(x.device()));
   EMBER_BACKEND(x.device(), reduce_all, op, x, y);  // y has one element even when x is empty
   return y;
 }
 
 Tensor reduce_dim(ReduceOp op, const Tensor& x, int64_t dim, bool keepdim) {
   const char* name = reduce_op_name(op);
-  check_defined(x, name, "x");
-  check_floating(x, name);
+  check_reducible(op, x, name);
   dim = x.shape().wrap_dim(dim, name);
   EMBER_CHECK(op != ReduceOp::max || x.dim() == 0 || x.size(dim) > 0,
               "max: dim " << dim << " of " << x.shape() << " is empty");
   OpNameScope scope(name);
-  Tensor y = empty(reduced_shape(x.shape(), dim, keepdim), TensorOptions(x.dtype()).device(x.device()));
+  Tensor y = empty(reduced_shape(x.shape(), dim, keepdim), TensorOptions(reduce_dtype(x.dtype())).device(x.device()));
   if (y.numel() > 0) EMBER_BACKEND(x.device(), reduce_dim, op, x, dim, y);
   return y;
 }

@@ -9,6 +9,9 @@
 //
 //   const GeneratorState s = reserve_random(dropout_counters(x.numel()));
 //   y[i] = dropout_apply(x[i], dropout_keep(s.seed, s.offset, i, p), dropout_scale(p));
+//
+// Feature dropout (Dropout2d) draws once per group of `group` consecutive elements (a channel's
+// plane): element i takes draw i / group, so a channel is kept or zeroed whole.
 #include <cstdint>
 
 #include "core/hd.h"

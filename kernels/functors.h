@@ -31,10 +31,23 @@ decltype(auto) with_binary_op(BinaryOp op, Fn&& fn) {
   switch (op) {
 #define EMBER_BINARY_OP(name, forward, grad_a, grad_b, grad_a_reads, grad_b_reads) \
   case BinaryOp::name: return fn(std::integral_constant<BinaryOp, BinaryOp::name>{});
+#define EMBER_BINARY_OP_PUBLIC EMBER_BINARY_OP
 #include "core/binary_ops.def"
+#undef EMBER_BINARY_OP_PUBLIC
 #undef EMBER_BINARY_OP
   }
   return fn(std::integral_constant<BinaryOp, BinaryOp::add>{});
+}
+
+template <class Fn>
+decltype(auto) with_compare_op(CompareOp op, Fn&& fn) {
+  switch (op) {
+#define EMBER_COMPARE_OP(name, forward) \
+  case CompareOp::name: return fn(std::integral_constant<CompareOp, CompareOp::name>{});
+#include "core/compare_ops.def"
+#undef EMBER_COMPARE_OP
+  }
+  return fn(std::integral_constant<CompareOp, CompareOp::eq>{});
 }
 
 namespace math {
@@ -46,6 +59,7 @@ template <class T> EMBER_HD T tanh(T x) { return ::tanh(x); }
 template <class T> EMBER_HD T pow(T x, T e) { return ::pow(x, e); }
 template <class T> EMBER_HD T abs(T x) { return ::fabs(x); }
 template <class T> EMBER_HD T erf(T x) { return ::erf(x); }
+template <class T> EMBER_HD T log1p(T x) { return ::log1p(x); }
 #else
 template <class T> EMBER_HD T exp(T x) { return std::exp(x); }
 template <class T> EMBER_HD T log(T x) { return std::log(x); }
@@ -54,7 +68,21 @@ template <class T> EMBER_HD T tanh(T x) { return std::tanh(x); }
 template <class T> EMBER_HD T pow(T x, T e) { return std::pow(x, e); }
 template <class T> EMBER_HD T abs(T x) { return std::fabs(x); }
 template <class T> EMBER_HD T erf(T x) { return std::erf(x); }
+template <class T> EMBER_HD T log1p(T x) { return std::log1p(x); }
 #endif
+// The larger of a and b (b when either is NaN: callers put the value that may be NaN first).
+template <class T> EMBER_HD T max(T a, T b) { return a > b ? a : b; }
+// log(x), but at least `floor` (PyTorch's binary_cross_entropy clamps its logs at -100); NaN stays NaN.
+template <class T> EMBER_HD T log_at_least(T x, T floor) {
+  const T l = log(x);
+  return l < floor ? floor : l;
+}
+// 1 / (1 + exp(-x)), through exp(x) / (1 + exp(x)) below 0 so that neither side overflows.
+template <class T> EMBER_HD T sigmoid(T x) {
+  return x >= T(0) ? T(1) / (T(1) + exp(-x)) : exp(x) / (T(1) + exp(x));
+}
+// log(1 + exp(x)) without overflow: max(x, 0) + log1p(exp(-|x|)).
+template <class T> EMBER_HD T softplus(T x) { return (x > T(0) ? x : T(0)) + log1p(exp(-abs(x))); }
 }  // namespace math
 
 // y = op(x), the forward column of core/unary_ops.def (s: the op's scalar argument).
@@ -110,7 +138,9 @@ EMBER_HD T binary_forward(BinaryOp op, T a, T b) {
   switch (op) {
 #define EMBER_BINARY_OP(name, forward, grad_a, grad_b, grad_a_reads, grad_b_reads) \
   case BinaryOp::name: return forward;
+#define EMBER_BINARY_OP_PUBLIC EMBER_BINARY_OP
 #include "core/binary_ops.def"
+#undef EMBER_BINARY_OP_PUBLIC
 #undef EMBER_BINARY_OP
   }
   return a;
@@ -123,10 +153,37 @@ EMBER_HD T binary_grad(BinaryOp op, bool wrt_b, T a, T b, T dy) {
   switch (op) {
 #define EMBER_BINARY_OP(name, forward, grad_a, grad_b, grad_a_reads, grad_b_reads) \
   case BinaryOp::name: return wrt_b ? (grad_b) : (grad_a);
+#define EMBER_BINARY_OP_PUBLIC EMBER_BINARY_OP
 #include "core/binary_ops.def"
+#undef EMBER_BINARY_OP_PUBLIC
 #undef EMBER_BINARY_OP
   }
   return dy;
+}
+
+// a op b, the forward column of core/compare_ops.def, as the u8 the result stores.
+template <class T>
+EMBER_HD uint8_t compare_forward(CompareOp op, T a, T b) {
+  switch (op) {
+#define EMBER_COMPARE_OP(name, forward) \
+  case CompareOp::name: return (forward) ? 1 : 0;
+#include "core/compare_ops.def"
+#undef EMBER_COMPARE_OP
+  }
+  return 0;
+}
+
+// What a op s compares in (kernels/ops.h's compare_scalar): the compute type for a floating T, double
+// for an integer one; and s as it is compared: rounded to the floating dtype (through float for
+// f16, as its conversions go), exact in double for integers. Host code: both backends pass the
+// value to their loops.
+template <class T>
+using compare_scalar_t = std::conditional_t<std::is_integral_v<T>, double, compute_t<T>>;
+template <class T>
+compare_scalar_t<T> compare_scalar_value(double s) {
+  if constexpr (std::is_same_v<T, Half>) return compare_scalar_t<T>(Half(static_cast<float>(s)));
+  else if constexpr (std::is_integral_v<T>) return s;
+  else return compare_scalar_t<T>(T(s));
 }
 
 enum class BinaryReads : uint8_t { none, a, b, ab };
@@ -136,7 +193,9 @@ inline BinaryReads binary_grad_reads(BinaryOp op, bool wrt_b) {
   switch (op) {
 #define EMBER_BINARY_OP(name, forward, grad_a, grad_b, grad_a_reads, grad_b_reads) \
   case BinaryOp::name: return wrt_b ? BinaryReads::grad_b_reads : BinaryReads::grad_a_reads;
+#define EMBER_BINARY_OP_PUBLIC EMBER_BINARY_OP
 #include "core/binary_ops.def"
+#undef EMBER_BINARY_OP_PUBLIC
 #undef EMBER_BINARY_OP
   }
   return BinaryReads::ab;

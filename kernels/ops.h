@@ -23,13 +23,21 @@ enum class UnaryOp : uint8_t {
 };
 enum class BinaryOp : uint8_t {
 #define EMBER_BINARY_OP(name, forward, grad_a, grad_b, grad_a_reads, grad_b_reads) name,
+#define EMBER_BINARY_OP_PUBLIC EMBER_BINARY_OP
 #include "core/binary_ops.def"
+#undef EMBER_BINARY_OP_PUBLIC
 #undef EMBER_BINARY_OP
+};
+enum class CompareOp : uint8_t {
+#define EMBER_COMPARE_OP(name, forward) name,
+#include "core/compare_ops.def"
+#undef EMBER_COMPARE_OP
 };
 enum class ReduceOp : uint8_t { sum, mean, max };
 
 const char* unary_op_name(UnaryOp op);
 const char* binary_op_name(BinaryOp op);
+const char* compare_op_name(CompareOp op);
 
 struct SgdOptions {
   double lr = 0.01;
@@ -89,9 +97,17 @@ Tensor sum_to(const Tensor& x, const Shape& shape);
 Tensor expand(const Tensor& x, const Shape& shape);
 // Any dtype to any dtype (float -> int truncates toward zero).
 Tensor cast(const Tensor& x, DType dtype);
+// u8 (1 or 0) = a op b with NumPy broadcasting; a and b share dtype (any) and device.
+Tensor compare(CompareOp op, const Tensor& a, const Tensor& b);
+// u8 = a op s: a floating a against s rounded to a's dtype (PyTorch's rule for a Python
+// number), an integer a against s in double (exact for |a| <= 2^53).
+Tensor compare_scalar(CompareOp op, const Tensor& a, double s);
 
 
 // --- reductions (kernels/{cpu,cuda}/reduce); accumulate in fp32 (fp64 for f64) ---
+// Floating x keeps its dtype. The sum of an integer x (u8, i64: a count of comparisons) is i64,
+// as in PyTorch, and exact; mean and max need a floating x.
+inline DType reduce_dtype(DType x) { return is_floating(x) ? x : DType::i64; }
 Tensor reduce_all(ReduceOp op, const Tensor& x);  // 0-d result
 Tensor reduce_dim(ReduceOp op, const Tensor& x, int64_t dim, bool keepdim);
 // i64 indices of the first maximum; over all elements (0-d) or along dim.
@@ -161,7 +177,7 @@ Tensor max_pool2d(const Tensor& x, const Pool2dArgs& args);
 // dx [x's shape]: zeros with each dy added at its window's argmax, recomputed from x with
 // kernels/pool_math.h's pool_argmax (so it is the element forward picked). Deterministic.
 Tensor max_pool2d_backward(const Tensor& dy, const Tensor& x, const Pool2dArgs& args);
-// Average pooling with count_include_pad=true (PyTorch's default divisor).
+// Average pooling; the divisor counts the padding unless !args.count_include_pad (pool_divisor).
 Tensor avg_pool2d(const Tensor& x, const Pool2dArgs& args);
 Tensor avg_pool2d_backward(const Tensor& dy, const Shape& x_shape, const Pool2dArgs& args);
 
@@ -181,10 +197,11 @@ Tensor batch_norm_apply(const Tensor& x, const Tensor& mean, const Tensor& invst
 // dependence on x; otherwise they are constants (eval).
 void batch_norm_backward(const Tensor& x, const Tensor& dy, const Tensor& mean, const Tensor& invstd,
                          const Tensor& weight, bool batch_stats, Tensor* dx, Tensor* dweight, Tensor* dbias);
-// y = x * keep(i) / (1 - p), keep from Philox at `state` (kernels/dropout_math.h: dropout_apply, so a
-// dropped inf or NaN is NaN, as in PyTorch). Backward is the same call on dy with the same state: the
-// mask is recomputed, never stored.
-Tensor dropout(const Tensor& x, double p, GeneratorState state);
+// y = x * keep(i / group) / (1 - p), keep from Philox at `state` (kernels/dropout_math.h:
+// dropout_apply, so a dropped inf or NaN is NaN, as in PyTorch): group 1 is dropout, a channel's
+// plane (H * W) feature dropout. Backward is the same call on dy with the same state: the mask is
+// recomputed, never stored. group divides x.numel() (for a non-empty x).
+Tensor dropout(const Tensor& x, double p, GeneratorState state, int64_t group = 1);
 
 #include "kernels/backend_api.inc"
 

@@ -6,11 +6,13 @@
 
 namespace ember::nn {
 
-Dropout::Dropout(double p) : p_(p) {
-  EMBER_CHECK(p >= 0.0 && p <= 1.0, "Dropout: probability must be in [0, 1], got " << p);
+Dropout::Dropout(double p, const char* layer) : p_(p) {
+  EMBER_CHECK(p >= 0.0 && p <= 1.0, layer << ": probability must be in [0, 1], got " << p);
 }
 
 Tensor Dropout::forward_impl(const Tensor& x) { return dropout(x, p_, is_training()); }
+
+Tensor Dropout2d::forward_impl(const Tensor& x) { return dropout2d(x, p(), is_training()); }
 
 std::string Dropout::extra_str() const {
   std::ostringstream os;

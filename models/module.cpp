@@ -72,8 +72,12 @@ const char* type_name_of(const std::type_info& type) {
 
 const char* Module::name() const { return type_name_of(typeid(*this)); }
 
-Tensor Module::forward_impl(const Tensor& /*x*/) {
-  EMBER_THROW(name() << ": forward is not implemented (override forward_impl to run this module)");
+Tensor Module::forward_impl(const Tensor& x) {
+  if (own_forward_ != nullptr) return own_forward_(*this, x);
+  EMBER_THROW(name() << ": forward is not implemented (override forward_impl to run this module). A forward of "
+                        "its own, as in libtorch, runs when the module is called directly, inside nn::Sequential and "
+                        "as a child given to register_module, but not through a std::shared_ptr<nn::Module> made "
+                        "elsewhere (train::Trainer, fit and evaluate hold the model so)");
 }
 
 Tensor Module::forward(const Tensor& x) {

@@ -20,6 +20,15 @@
 // name() defaults to the class's own name ("TwoLayer"), found at run time; forward_impl()
 // defaults to an error, so a module that only holds others needs neither.
 //
+// libtorch's habit works too: a module that declares a forward of its own instead
+//   struct Net : ember::nn::Module { ember::Tensor forward(ember::Tensor x) { ... } };
+// runs it when called directly (net->forward(x): C++ finds Net's), and ember finds it wherever it
+// learns the class at compile time: nn::Sequential's push_back and constructor, and
+// register_module (Module::forward then runs it, with the activation category). Through a
+// std::shared_ptr<nn::Module> made elsewhere (train::Trainer, train::fit, train::evaluate hold
+// the model that way) the class is unknown: there such a module throws, saying to override
+// forward_impl, as every module that ember runs through its base may.
+//
 // A module may be moved into a new object (Sequential takes layers by value that way): the
 // tensors and children move with it. Copying is deleted.
 //
@@ -36,6 +45,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -43,6 +53,18 @@
 #include "core/tensor.h"
 
 namespace ember::nn {
+
+class Module;
+
+namespace detail {
+// Whether M declares a forward of its own (libtorch's habit) rather than only inheriting
+// Module::forward. An overloaded or inaccessible forward counts as none.
+template <class M, class = void>
+struct declares_forward : std::false_type {};
+template <class M>
+struct declares_forward<M, std::void_t<decltype(&M::forward)>>
+    : std::bool_constant<!std::is_same_v<decltype(&M::forward), Tensor (Module::*)(const Tensor&)>> {};
+}  // namespace detail
 
 class Module : public std::enable_shared_from_this<Module> {
  public:
@@ -109,11 +131,18 @@ class Module : public std::enable_shared_from_this<Module> {
   Tensor register_buffer(const std::string& name, Tensor tensor);
   template <class M>
   std::shared_ptr<M> register_module(const std::string& name, std::shared_ptr<M> module) {
+    if (module) adopt_forward(*module);
     add_child(name, module);
     return module;
   }
+  // Lets Module::forward run M's own forward, when M declares one (see the header comment).
+  template <class M>
+  static void adopt_forward(M& module) {
+    if constexpr (detail::declares_forward<M>::value)
+      module.own_forward_ = [](Module& m, const Tensor& x) -> Tensor { return static_cast<M&>(m).forward(x); };
+  }
 
-  // Throws: a module that is run overrides it.
+  // Runs the forward adopt_forward found, else throws: a module that is run overrides it.
   virtual Tensor forward_impl(const Tensor& x);
   // Shown inside the parentheses by str(), e.g. "in=2, out=64".
   virtual std::string extra_str() const { return ""; }
@@ -130,6 +159,7 @@ class Module : public std::enable_shared_from_this<Module> {
   std::vector<std::pair<std::string, Tensor>> buffers_;
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
   bool training_ = true;
+  Tensor (*own_forward_)(Module&, const Tensor&) = nullptr;  // the subclass's own forward (adopt_forward)
 };
 
 }  // namespace ember::nn

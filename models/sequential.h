@@ -8,7 +8,9 @@
 //   Tensor h = net->forward_range(x, 0, 2);   // the first two layers only (checkpoint segments)
 //
 // Each argument is a std::shared_ptr to a module, which Sequential then shares, or a module
-// value, a temporary or std::move'd, which it moves into a new shared module. libtorch's
+// value, a temporary or std::move'd, which it moves into a new shared module. A module class that
+// declares its own forward, as libtorch's do, runs it (models/module.h); layers given in braces as
+// std::shared_ptr<nn::Module> hide their class, so only forward_impl reaches them. libtorch's
 // torch::nn::Linear is a holder (a shared_ptr to a LinearImpl), so there a named layer passed by
 // value stays shared; here a named layer is shared by passing its shared_ptr, and passing one
 // by value without std::move does not compile (Module is not copyable).
@@ -42,13 +44,19 @@ class Sequential : public Module {
   const char* name() const override { return "Sequential"; }
 
   void push_back(std::shared_ptr<Module> module);
+  // A shared module of a known class: one that declares its own forward (libtorch's habit) runs it.
+  template <class M, class = std::enable_if_t<std::is_base_of_v<Module, M> && !std::is_same_v<M, Module>>>
+  void push_back(std::shared_ptr<M> module) {
+    if (module) adopt_forward(*module);
+    push_back(std::shared_ptr<Module>(std::move(module)));
+  }
   // Moves a module value into a new shared module: push_back(nn::Linear(2, 64)).
   template <class M, class = std::enable_if_t<std::is_base_of_v<Module, std::decay_t<M>>>>
   void push_back(M&& module) {
     static_assert(!std::is_lvalue_reference_v<M>,
                   "Sequential takes a module by value only as a temporary or std::move(module); "
                   "pass a std::shared_ptr to share a named one");
-    push_back(std::shared_ptr<Module>(std::make_shared<std::decay_t<M>>(std::move(module))));
+    push_back(std::make_shared<std::decay_t<M>>(std::move(module)));
   }
   size_t size() const { return layers_.size(); }
   const std::shared_ptr<Module>& operator[](size_t index) const;

@@ -20,7 +20,8 @@ Adam::Adam(std::vector<Tensor> params, const AdamOptions& options) : Adam(one_gr
 Adam::Adam(std::vector<ParamGroup> groups, const AdamOptions& options) : Adam(std::move(groups), options, false) {}
 
 Adam::Adam(std::vector<ParamGroup> groups, const AdamOptions& options, bool decoupled)
-    : Optimizer(std::move(groups), options.values.lr, with_default_weight_decay(options, decoupled).values.weight_decay),
+    : Optimizer(std::move(groups), options.values.lr, with_default_weight_decay(options, decoupled).values.weight_decay,
+                options.values.beta1),
       options_(with_default_weight_decay(options, decoupled)),
       decoupled_(decoupled),
       exp_avgs_(parameters().size()),
@@ -28,10 +29,14 @@ Adam::Adam(std::vector<ParamGroup> groups, const AdamOptions& options, bool deco
       steps_(parameters().size(), 0) {
   // NaN fails every comparison, so it is rejected too.
   const kernels::AdamOptions& v = options_.values;
-  EMBER_CHECK(v.beta1 >= 0.0 && v.beta1 < 1.0, name() << ": beta1 must be in [0, 1), got " << v.beta1);
+  check_momentum(v.beta1);
   EMBER_CHECK(v.beta2 >= 0.0 && v.beta2 < 1.0, name() << ": beta2 must be in [0, 1), got " << v.beta2);
   EMBER_CHECK(v.eps >= 0.0, name() << ": eps must be >= 0, got " << v.eps);
   EMBER_CHECK(v.weight_decay >= 0.0, name() << ": weight_decay must be >= 0, got " << v.weight_decay);
+}
+
+void Adam::check_momentum(double beta1) const {
+  EMBER_CHECK(beta1 >= 0.0 && beta1 < 1.0, name() << ": beta1 must be in [0, 1), got " << beta1);
 }
 
 void Adam::step_impl() {
@@ -50,6 +55,7 @@ void Adam::step_impl() {
     k.lr = group.lr;
     k.weight_decay = group.weight_decay;
     k.decoupled = decoupled_;
+    k.beta1 = group.momentum;  // the options' unless a schedule (OneCycle) changed it
     for (size_t i = group.first; i < group.first + group.params.size(); ++i) {
       const Tensor grad = params[i].grad();
       if (!grad.defined()) continue;

@@ -10,7 +10,9 @@
 // 0.01 for AdamW; a value set with weight_decay(), 0 included, is used as given by both.
 // Parameter groups (optim/param_group.h) may set their own lr and weight_decay. The moments exp_avg and exp_avg_sq (the parameter's
 // shape and dtype, so fp32 for fp32 parameters) are allocated as optimizer_state on the first
-// step that sees a gradient; each parameter counts its own steps, as in PyTorch.
+// step that sees a gradient; each parameter counts its own steps, as in PyTorch. Each group's
+// beta1 starts at the options' and may be changed (set_group_momentum, as OneCycle does); the
+// bias correction 1 - beta1^step uses the current one, as in PyTorch.
 #include <cstdint>
 #include <vector>
 
@@ -24,7 +26,7 @@ constexpr double kAdamWDefaultWeightDecay = 0.01;  // PyTorch's AdamW default
 // A builder over the step kernel's own options (values.lr is the initial rate; Adam or
 // AdamW sets values.decoupled, and values.weight_decay to its default unless it was set).
 struct AdamOptions {
-  explicit AdamOptions(double lr = 1e-3) { values.lr = lr; }
+  AdamOptions(double lr = 1e-3) { values.lr = lr; }  // NOLINT: implicit, as libtorch's: Adam(params, 1e-3)
   AdamOptions& betas(double beta1, double beta2) { values.beta1 = beta1; values.beta2 = beta2; return *this; }
   AdamOptions& eps(double e) { values.eps = e; return *this; }
   AdamOptions& weight_decay(double wd) {
@@ -57,6 +59,7 @@ class Adam : public Optimizer {
   void append_state(NamedTensors& state) const override;
   void load_state(StateDictReader& reader) override;
   const char* rule_name() const override { return name(); }
+  void check_momentum(double beta1) const override;
 
  private:
   const char* name() const { return decoupled_ ? "AdamW" : "Adam"; }

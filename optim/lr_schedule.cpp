@@ -30,6 +30,11 @@ double cosine_anneal(double start, double end, double pct) {
 void LrSchedule::apply(Optimizer& optimizer, int64_t step) const {
   const std::vector<Optimizer::Group>& groups = optimizer.param_groups();
   for (size_t g = 0; g < groups.size(); ++g) optimizer.set_group_lr(g, group_lr(step, g, groups[g].initial_lr));
+  const std::optional<double> momentum = momentum_at(step);
+  if (!momentum) return;
+  EMBER_CHECK(optimizer.has_momentum(), "OneCycle: cycle_momentum needs an optimizer with a momentum term (SGD's "
+                                        "momentum, Adam's or AdamW's beta1); turn cycle_momentum off for this one");
+  for (size_t g = 0; g < groups.size(); ++g) optimizer.set_group_momentum(g, *momentum);
 }
 
 ConstantLR::ConstantLR(double lr) : lr_(lr) { check_lr(lr, "ConstantLR", "lr"); }
@@ -80,14 +85,19 @@ double CosineWithWarmup::group_lr(int64_t step, size_t /*group*/, double initial
   return cosine_anneal(initial_lr, min_lr_, pct);  // min_lr is absolute, as CosineAnnealingLR's eta_min
 }
 
-OneCycle::OneCycle(double max_lr, int64_t total_steps, double pct_start, double div_factor, double final_div_factor)
-    : OneCycle(std::vector<double>{max_lr}, total_steps, pct_start, div_factor, final_div_factor) {}
+OneCycle::OneCycle(double max_lr, int64_t total_steps, double pct_start, double div_factor, double final_div_factor,
+                   bool cycle_momentum, double base_momentum, double max_momentum)
+    : OneCycle(std::vector<double>{max_lr}, total_steps, pct_start, div_factor, final_div_factor, cycle_momentum,
+               base_momentum, max_momentum) {}
 
 OneCycle::OneCycle(std::vector<double> max_lrs, int64_t total_steps, double pct_start, double div_factor,
-                   double final_div_factor)
+                   double final_div_factor, bool cycle_momentum, double base_momentum, double max_momentum)
     : max_lrs_(std::move(max_lrs)),
       div_factor_(div_factor),
       final_div_factor_(final_div_factor),
+      cycle_momentum_(cycle_momentum),
+      base_momentum_(base_momentum),
+      max_momentum_(max_momentum),
       peak_step_(pct_start * static_cast<double>(total_steps) - 1.0),
       last_step_(static_cast<double>(total_steps) - 1.0) {
   EMBER_CHECK(!max_lrs_.empty(), "OneCycle: give a max_lr (one for every group, or one per group)");
@@ -100,18 +110,34 @@ OneCycle::OneCycle(std::vector<double> max_lrs, int64_t total_steps, double pct_
   EMBER_CHECK(peak_step_ > 0.0 && last_step_ > peak_step_,
               "OneCycle: total_steps " << total_steps << " is too small for pct_start " << pct_start
                                        << " (each phase needs at least one step)");
+  if (cycle_momentum)
+    EMBER_CHECK(base_momentum >= 0.0 && base_momentum <= max_momentum && max_momentum < 1.0,
+                "OneCycle: need 0 <= base_momentum <= max_momentum < 1, got base_momentum "
+                    << base_momentum << " and max_momentum " << max_momentum);
+}
+
+OneCycle::Phase OneCycle::phase_at(int64_t step) const {
+  check_step(step, "OneCycle");
+  const double s = std::min(static_cast<double>(step), last_step_);
+  if (s <= peak_step_) return {true, s / peak_step_};
+  return {false, (s - peak_step_) / (last_step_ - peak_step_)};
 }
 
 double OneCycle::group_lr(int64_t step, size_t group, double /*initial_lr*/) const {
-  check_step(step, "OneCycle");
+  const Phase phase = phase_at(step);
   EMBER_CHECK(max_lrs_.size() == 1 || group < max_lrs_.size(),
               "OneCycle: " << max_lrs_.size() << " max_lrs for the optimizer's group " << group
                            << "; give one max_lr, or one per group");
   const double max_lr = max_lrs_.size() == 1 ? max_lrs_.front() : max_lrs_[group];
   const double initial = max_lr / div_factor_, final = initial / final_div_factor_;
-  const double s = std::min(static_cast<double>(step), last_step_);
-  if (s <= peak_step_) return cosine_anneal(initial, max_lr, s / peak_step_);
-  return cosine_anneal(max_lr, final, (s - peak_step_) / (last_step_ - peak_step_));
+  return phase.rising ? cosine_anneal(initial, max_lr, phase.pct) : cosine_anneal(max_lr, final, phase.pct);
+}
+
+std::optional<double> OneCycle::momentum_at(int64_t step) const {
+  const Phase phase = phase_at(step);
+  if (!cycle_momentum_) return std::nullopt;
+  return phase.rising ? cosine_anneal(max_momentum_, base_momentum_, phase.pct)
+                      : cosine_anneal(base_momentum_, max_momentum_, phase.pct);
 }
 
 std::unique_ptr<LrSchedule> make_schedule(const std::string& name, double base_lr, int64_t total_steps) {
@@ -119,7 +145,8 @@ std::unique_ptr<LrSchedule> make_schedule(const std::string& name, double base_l
   if (name == "constant") return std::make_unique<ConstantLR>(base_lr);
   if (name == "step") return std::make_unique<StepLR>(base_lr, std::max<int64_t>(1, total_steps / 3), 0.1);
   if (name == "cosine") return std::make_unique<CosineWithWarmup>(base_lr, total_steps / 20, total_steps);
-  if (name == "onecycle") return std::make_unique<OneCycle>(base_lr, total_steps);
+  if (name == "onecycle")
+    return std::make_unique<OneCycle>(base_lr, total_steps, 0.3, 25.0, 1e4, /*cycle_momentum=*/false);
   EMBER_THROW("make_schedule: unknown schedule '" << name << "' (expected constant, step, cosine or onecycle)");
 }
 

@@ -26,13 +26,15 @@ std::vector<ParamGroup> one_group(std::vector<Tensor> params) {
   return groups;
 }
 
-Optimizer::Optimizer(std::vector<ParamGroup> groups, double lr, double weight_decay) {
+Optimizer::Optimizer(std::vector<ParamGroup> groups, double lr, double weight_decay, std::optional<double> momentum)
+    : has_momentum_(momentum.has_value()) {
   EMBER_CHECK(!groups.empty(), "optimizer: no parameter groups");
   for (size_t g = 0; g < groups.size(); ++g) {
     Group group;
     group.first = params_.size();
     group.lr = group.initial_lr = groups[g].lr.value_or(lr);
     group.weight_decay = groups[g].weight_decay.value_or(weight_decay);
+    group.momentum = momentum.value_or(0.0);
     check_lr(group.lr, "group " + std::to_string(g) + "'s learning rate");
     // The rule checks its options' weight_decay, naming itself; a group's own is checked here.
     EMBER_CHECK(!groups[g].weight_decay || group.weight_decay >= 0.0,
@@ -57,11 +59,22 @@ void Optimizer::set_lr(double lr) {
   for (Group& group : groups_) group.lr = lr;
 }
 
-void Optimizer::set_group_lr(size_t group, double lr) {
+void Optimizer::check_group(size_t group) const {
   EMBER_CHECK(group < groups_.size(), "optimizer: group " << group << " does not exist (" << groups_.size()
                                                           << " groups)");
+}
+
+void Optimizer::set_group_lr(size_t group, double lr) {
+  check_group(group);
   check_lr(lr, "learning rate");
   groups_[group].lr = lr;
+}
+
+void Optimizer::set_group_momentum(size_t group, double momentum) {
+  check_group(group);
+  EMBER_CHECK(has_momentum_, rule_name() << ": this rule has no momentum term (SGD's momentum, Adam's beta1) to set");
+  check_momentum(momentum);
+  groups_[group].momentum = momentum;
 }
 
 std::string Optimizer::lr_entry(size_t group) const {

@@ -18,6 +18,7 @@
 //
 //   ember::NamedTensors state = sgd.state_dict();   // what a training checkpoint saves
 //   sgd.load_state_dict(ember::TensorMap(state.begin(), state.end()));
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,10 +40,16 @@ class Optimizer {
     double lr = 0.0;          // the current rate (set_lr, schedules)
     double initial_lr = 0.0;  // the rate at construction: what a schedule scales
     double weight_decay = 0.0;
+    // The rule's momentum term, which OneCycle cycles (PyTorch's param_groups "momentum" or
+    // betas[0]): SGD's momentum, Adam's and AdamW's beta1; the options' value at construction.
+    // 0 for a rule without one (has_momentum() false).
+    double momentum = 0.0;
   };
 
-  // `lr` and `weight_decay` are the options' values, taken by groups that leave theirs unset.
-  Optimizer(std::vector<ParamGroup> groups, double lr, double weight_decay);
+  // `lr` and `weight_decay` are the options' values, taken by groups that leave theirs unset;
+  // `momentum`, when given, is every group's momentum term (SGD's momentum, Adam's beta1).
+  Optimizer(std::vector<ParamGroup> groups, double lr, double weight_decay,
+            std::optional<double> momentum = std::nullopt);
   virtual ~Optimizer() = default;
   Optimizer(const Optimizer&) = delete;
   Optimizer& operator=(const Optimizer&) = delete;
@@ -58,6 +65,11 @@ class Optimizer {
   double lr() const { return groups_.at(0).lr; }  // group 0's (the only one, usually)
   void set_lr(double lr);                          // every group's
   void set_group_lr(size_t group, double lr);
+  // Whether the rule has a momentum term (SGD, Adam, AdamW) that set_group_momentum sets, as
+  // OneCycle's cycle_momentum does before every step. Like the learning rate it is the
+  // group's, and unlike it, it is not in state_dict(): a schedule sets it again on resume.
+  bool has_momentum() const { return has_momentum_; }
+  void set_group_momentum(size_t group, double momentum);
   // Bytes of optimizer state (momentum buffers, moments) currently allocated.
   virtual size_t state_bytes() const { return 0; }
 
@@ -77,12 +89,16 @@ class Optimizer {
   virtual void append_state(NamedTensors& /*state*/) const {}
   virtual void load_state(StateDictReader& /*reader*/) {}
   virtual const char* rule_name() const = 0;
+  // Throws naming the rule when `momentum` is not a valid momentum term for it.
+  virtual void check_momentum(double /*momentum*/) const {}
 
  private:
+  void check_group(size_t group) const;
   std::string lr_entry(size_t group) const;  // "lr" or "group.<g>.lr"
 
   std::vector<Group> groups_;
   std::vector<Tensor> params_;  // every group's, concatenated
+  bool has_momentum_ = false;
 };
 
 // One group of `params`, as the single-vector constructors of the rules make.

@@ -9,14 +9,19 @@ namespace ember::optim {
 SGD::SGD(std::vector<Tensor> params, const SgdOptions& options) : SGD(one_group(std::move(params)), options) {}
 
 SGD::SGD(std::vector<ParamGroup> groups, const SgdOptions& options)
-    : Optimizer(std::move(groups), options.values.lr, options.values.weight_decay),
+    : Optimizer(std::move(groups), options.values.lr, options.values.weight_decay, options.values.momentum),
       options_(options),
       momentum_buffers_(parameters().size()) {
   const kernels::SgdOptions& v = options.values;
-  EMBER_CHECK(v.momentum >= 0.0, "SGD: momentum must be >= 0, got " << v.momentum);
+  check_momentum(v.momentum);
   EMBER_CHECK(v.weight_decay >= 0.0, "SGD: weight_decay must be >= 0, got " << v.weight_decay);
-  EMBER_CHECK(!v.nesterov || (v.momentum > 0.0 && v.dampening == 0.0),
-              "SGD: nesterov needs momentum > 0 and dampening 0, got momentum " << v.momentum << " and dampening "
+}
+
+void SGD::check_momentum(double momentum) const {
+  const kernels::SgdOptions& v = options_.values;
+  EMBER_CHECK(momentum >= 0.0, "SGD: momentum must be >= 0, got " << momentum);
+  EMBER_CHECK(!v.nesterov || (momentum > 0.0 && v.dampening == 0.0),
+              "SGD: nesterov needs momentum > 0 and dampening 0, got momentum " << momentum << " and dampening "
                                                                                << v.dampening);
 }
 
@@ -25,13 +30,16 @@ void SGD::step_impl() {
   // Every missing buffer is made before any parameter moves, so an out-of-memory leaves the
   // parameters and the buffers as they were. No need to zero one: its first step writes the gradient into it.
   std::vector<Tensor> fresh(params.size());
-  if (options_.values.momentum != 0.0)
-    for (size_t i = 0; i < params.size(); ++i)
+  for (const Group& group : param_groups()) {
+    if (group.momentum == 0.0) continue;
+    for (size_t i = group.first; i < group.first + group.params.size(); ++i)
       if (params[i].grad().defined() && !momentum_buffers_[i].defined()) fresh[i] = empty_like(params[i]);
+  }
   for (const Group& group : param_groups()) {
     kernels::SgdOptions k = options_.values;
     k.lr = group.lr;
     k.weight_decay = group.weight_decay;
+    k.momentum = group.momentum;  // the options' unless a schedule (OneCycle) changed it
     for (size_t i = group.first; i < group.first + group.params.size(); ++i) {
       const Tensor grad = params[i].grad();
       if (!grad.defined()) continue;

@@ -9,6 +9,8 @@
 // Momentum buffers are allocated on the first step that sees a gradient
 // (category optimizer_state); that step copies the gradient into the buffer.
 // Move the model (Module::to) before its first step: buffers stay where they were made.
+// Each group's momentum starts at the options' and may be changed (set_group_momentum, as
+// OneCycle does); a group whose momentum is 0 keeps no buffers.
 #include <vector>
 
 #include "kernels/ops.h"
@@ -20,7 +22,7 @@ namespace ember::optim {
 // (values.lr and values.weight_decay are the defaults of groups that set none; values.lr is
 // the initial rate, a schedule changes the optimizer's).
 struct SgdOptions {
-  explicit SgdOptions(double lr) { values.lr = lr; }
+  SgdOptions(double lr) { values.lr = lr; }  // NOLINT: implicit, as libtorch's: SGD(params, 0.1)
   SgdOptions& momentum(double m) { values.momentum = m; return *this; }
   SgdOptions& dampening(double d) { values.dampening = d; return *this; }
   SgdOptions& weight_decay(double wd) { values.weight_decay = wd; return *this; }
@@ -44,6 +46,7 @@ class SGD : public Optimizer {
   void append_state(NamedTensors& state) const override;
   void load_state(StateDictReader& reader) override;
   const char* rule_name() const override { return "SGD"; }
+  void check_momentum(double momentum) const override;
 
  private:
   SgdOptions options_;

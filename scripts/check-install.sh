@@ -8,7 +8,8 @@
 # Steps: bring the build folder up to date (a no-op when it is); `cmake --install` it
 # into a temporary prefix; run the installed `ember` tool; configure examples/ as a
 # project of its own against that prefix (find_package(ember CONFIG REQUIRED), linking
-# ember::ember), build it and run its CTest (the README's training loop, a few seconds),
+# ember::ember), build it and run its CTest (every example: the README's training loop, the
+# libtorch ports, the planner; seconds each),
 # once as found through CMAKE_PREFIX_PATH and once more with
 # CMAKE_FIND_PACKAGE_PREFER_CONFIG=ON; configure, build and run
 # scripts/install-consumer/ (a project with its own FindOpenBLAS and FindCuDNN that

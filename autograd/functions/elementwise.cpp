@@ -75,12 +75,6 @@ void record_binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& c) {
   autograd::record(c, node, {a, b});
 }
 
-Tensor binary_op(BinaryOp op, const Tensor& a, const Tensor& b) {
-  Tensor c = kernels::binary(op, a, b);
-  record_binary(op, a, b, c);
-  return c;
-}
-
 // a op s, or s op a: the same table, with s as a 0-d operand when the formula reads it.
 class ScalarBackward final : public autograd::Node {
  public:
@@ -137,15 +131,23 @@ Tensor unary_op_reusing(UnaryOp op, Tensor&& x) {
 
 }  // namespace
 
+Tensor binary_op(BinaryOp op, const Tensor& a, const Tensor& b) {
+  Tensor c = kernels::binary(op, a, b);
+  record_binary(op, a, b, c);
+  return c;
+}
+
 Tensor unary_op(UnaryOp op, const Tensor& x, double scalar) {
   Tensor y = kernels::unary(op, x, scalar);
   record_unary(op, scalar, x, y);
   return y;
 }
 
-#define EMBER_BINARY_OP(name, forward, grad_a, grad_b, grad_a_reads, grad_b_reads) \
+#define EMBER_BINARY_OP(name, forward, grad_a, grad_b, grad_a_reads, grad_b_reads)
+#define EMBER_BINARY_OP_PUBLIC(name, forward, grad_a, grad_b, grad_a_reads, grad_b_reads) \
   Tensor name(const Tensor& a, const Tensor& b) { return binary_op(BinaryOp::name, a, b); }
 #include "core/binary_ops.def"
+#undef EMBER_BINARY_OP_PUBLIC
 #undef EMBER_BINARY_OP
 Tensor add(Tensor&& a, const Tensor& b) {
   if (!can_reuse(a) || a.shape() != b.shape() || a.dtype() != b.dtype() || a.device() != b.device())

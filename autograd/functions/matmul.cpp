@@ -3,6 +3,7 @@
 #include "autograd/node.h"
 #include "autograd/record.h"
 #include "autograd/ops.h"
+#include "core/error.h"
 #include "kernels/ops.h"
 
 namespace ember {
@@ -46,6 +47,15 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
     autograd::record(c, node, {a, b});
   }
   return c;
+}
+
+Tensor mm(const Tensor& a, const Tensor& b) {
+  EMBER_CHECK(a.defined() && b.defined(), "mm: both matrices must be defined");
+  EMBER_CHECK(a.dim() == 2 && b.dim() == 2,
+              "mm: expected two 2-D matrices, got " << a.shape() << " and " << b.shape() << " (matmul takes batches)");
+  EMBER_CHECK(a.size(1) == b.size(0), "mm: " << a.shape() << " and " << b.shape() << " cannot be multiplied ("
+                                             << a.size(1) << " columns against " << b.size(0) << " rows)");
+  return matmul(a, b);
 }
 
 }  // namespace ember

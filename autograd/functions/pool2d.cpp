@@ -42,8 +42,10 @@ class AvgPool2dBackward final : public autograd::Node {
 
 Tensor max_pool2d(const Tensor& x, Size2 kernel) { return max_pool2d(x, kernel, kernel, 0); }
 
-Tensor max_pool2d(const Tensor& x, Size2 kernel, Size2 stride, Size2 padding) {
-  const kernels::Pool2dArgs args{kernel, stride, padding};
+Tensor max_pool2d(const Tensor& x, Size2 kernel, Size2 stride, Size2 padding, Size2 dilation, bool ceil_mode) {
+  EMBER_CHECK(dilation == Size2(1), "max_pool2d: dilation " << dilation << " is not supported (only 1), for input "
+                                                             << (x.defined() ? x.shape().str() : "undefined"));
+  const kernels::Pool2dArgs args{kernel, stride, padding, ceil_mode};
   Tensor y = kernels::max_pool2d(x, args);
   if (autograd::any_requires_grad({x})) {
     auto node = std::make_shared<MaxPool2dBackward>(args);
@@ -55,8 +57,8 @@ Tensor max_pool2d(const Tensor& x, Size2 kernel, Size2 stride, Size2 padding) {
 
 Tensor avg_pool2d(const Tensor& x, Size2 kernel) { return avg_pool2d(x, kernel, kernel, 0); }
 
-Tensor avg_pool2d(const Tensor& x, Size2 kernel, Size2 stride, Size2 padding) {
-  const kernels::Pool2dArgs args{kernel, stride, padding};
+Tensor avg_pool2d(const Tensor& x, Size2 kernel, Size2 stride, Size2 padding, bool ceil_mode, bool count_include_pad) {
+  const kernels::Pool2dArgs args{kernel, stride, padding, ceil_mode, count_include_pad};
   Tensor y = kernels::avg_pool2d(x, args);
   if (autograd::any_requires_grad({x})) autograd::record(y, std::make_shared<AvgPool2dBackward>(x.shape(), args), {x});
   return y;

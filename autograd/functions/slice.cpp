@@ -74,6 +74,17 @@ int64_t checked_dim(const Tensor& x, int64_t dim, const char* op) {
   return x.shape().wrap_dim(dim, op);
 }
 
+// select, naming `op` (select, or operator[]) in its errors.
+Tensor select_as(const Tensor& x, int64_t dim, int64_t index, const char* op) {
+  dim = checked_dim(x, dim, op);
+  const int64_t size = x.size(dim);
+  EMBER_CHECK(index >= -size && index < size, op << ": index " << index << " is out of range for size " << size
+                                                  << " of dim " << dim << " of " << x.shape() << " (expected "
+                                                  << -size << ".." << size - 1 << ")");
+  if (index < 0) index += size;
+  return take(op, x, SliceArgs{dim, index, 1, 1}, true);
+}
+
 }  // namespace
 
 Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length) {
@@ -89,15 +100,10 @@ Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length) {
   return take("narrow", x, SliceArgs{dim, start, length, 1}, false);
 }
 
-Tensor select(const Tensor& x, int64_t dim, int64_t index) {
-  dim = checked_dim(x, dim, "select");
-  const int64_t size = x.size(dim);
-  EMBER_CHECK(index >= -size && index < size, "select: index " << index << " is out of range for size " << size
-                                                               << " of dim " << dim << " of " << x.shape()
-                                                               << " (expected " << -size << ".." << size - 1 << ")");
-  if (index < 0) index += size;
-  return take("select", x, SliceArgs{dim, index, 1, 1}, true);
-}
+Tensor select(const Tensor& x, int64_t dim, int64_t index) { return select_as(x, dim, index, "select"); }
+
+// libtorch's x[i]; here rather than in autograd/tensor_methods.cpp so that its errors name it.
+Tensor Tensor::operator[](int64_t index) const { return select_as(*this, 0, index, "operator[]"); }
 
 Tensor slice(const Tensor& x, int64_t dim, int64_t start, int64_t end, int64_t step) {
   dim = checked_dim(x, dim, "slice");

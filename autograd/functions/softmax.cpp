@@ -1,4 +1,4 @@
-// softmax, log_softmax and the fused cross entropy, with their gradients.
+// softmax and log_softmax with their gradients (cross entropy: functions/loss.cpp).
 #include "autograd/node.h"
 #include "autograd/record.h"
 #include "autograd/ops.h"
@@ -21,14 +21,6 @@ class SoftmaxBackward final : public autograd::Node {
   int64_t dim_;
 };
 
-class CrossEntropyBackward final : public autograd::Node {
- public:
-  const char* name() const override { return "cross_entropy"; }
-  std::vector<Tensor> apply(const Tensor& dloss) override {
-    return {kernels::cross_entropy_backward(saved(0), saved(1), dloss), Tensor()};
-  }
-};
-
 Tensor softmax_op(bool log, const Tensor& x, int64_t dim) {
   dim = x.shape().wrap_dim(dim, log ? "log_softmax" : "softmax");
   Tensor y = log ? kernels::log_softmax(x, dim) : kernels::softmax(x, dim);
@@ -44,17 +36,5 @@ Tensor softmax_op(bool log, const Tensor& x, int64_t dim) {
 
 Tensor softmax(const Tensor& x, int64_t dim) { return softmax_op(false, x, dim); }
 Tensor log_softmax(const Tensor& x, int64_t dim) { return softmax_op(true, x, dim); }
-
-Tensor cross_entropy(const Tensor& logits, const Tensor& labels) {
-  Tensor log_probs;
-  Tensor loss = kernels::cross_entropy(logits, labels, &log_probs);
-  if (autograd::any_requires_grad({logits})) {
-    auto node = std::make_shared<CrossEntropyBackward>();
-    node->save(log_probs);
-    node->save(labels);
-    autograd::record(loss, node, {logits, labels});
-  }
-  return loss;
-}
 
 }  // namespace ember

@@ -1,7 +1,8 @@
 // CPU dropout: y = x * keep(i) / (1 - p) (dropout_apply), the mask drawn from Philox at a given
 // generator state (kernels/dropout_math.h, shared with CUDA). Backward is the
 // same call on dy with the same state: the mask is recomputed, never stored.
-// Each Philox counter yields 4 lanes, so the loop walks whole counters.
+// Each Philox counter yields 4 lanes, so the loop walks whole counters; feature dropout (groups of
+// elements sharing one draw) walks groups, one draw each.
 #include <algorithm>
 
 #include "kernels/cpu/parallel.h"
@@ -13,7 +14,7 @@ namespace ember::kernels::cpu {
 
 #include "kernels/backend_api.inc"
 
-void dropout(const Tensor& x, double p, GeneratorState state, const Tensor& y) {
+void dropout(const Tensor& x, double p, GeneratorState state, int64_t group, const Tensor& y) {
   const float keep_p = static_cast<float>(p);
   dispatch_floating("dropout", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -22,6 +23,15 @@ void dropout(const Tensor& x, double p, GeneratorState state, const Tensor& y) {
     T* out = y.data<T>();
     const C scale = C(dropout_scale(keep_p));
     const int64_t n = x.numel();
+    if (group > 1) {
+      parallel_for(n / group, std::max<int64_t>(1, kParallelGrain / group), [&](int64_t g0, int64_t g1) {
+        for (int64_t g = g0; g < g1; ++g) {
+          const bool keep = dropout_keep(state.seed, state.offset, static_cast<uint64_t>(g), keep_p);
+          for (int64_t i = g * group; i < (g + 1) * group; ++i) out[i] = T(dropout_apply(C(in[i]), keep, scale));
+        }
+      });
+      return;
+    }
     const int64_t counters = static_cast<int64_t>(dropout_counters(n));
     parallel_for(counters, kParallelGrain / 4, [&](int64_t k0, int64_t k1) {
       for (int64_t k = k0; k < k1; ++k) {

@@ -61,9 +61,11 @@ class RowArgmax {
 
 // Windows of 2x2, stride 2, no padding (nearly every CNN's pooling) never overlap: each input
 // element lies in at most one window, so backward can write every element exactly once, and
-// both directions take a form whose loop over windows vectorises (argmax_of_four).
+// both directions take a form whose loop over windows vectorises (argmax_of_four). Every window
+// must lie inside the plane (ceil_mode's last one may hang past an odd edge).
 bool disjoint_2x2(const Conv2dGeometry& g) {
-  return g.kernel_h == 2 && g.kernel_w == 2 && g.stride_h == 2 && g.stride_w == 2 && g.pad_h == 0 && g.pad_w == 0;
+  return g.kernel_h == 2 && g.kernel_w == 2 && g.stride_h == 2 && g.stride_w == 2 && g.pad_h == 0 && g.pad_w == 0 &&
+         2 * g.out_h <= g.in_h && 2 * g.out_w <= g.in_w;
 }
 
 // Which of a window's four elements a, b, c, d (row by row) is its maximum, 0..3, and its
@@ -194,7 +196,7 @@ void max_pool2d_backward(const Tensor& dy, const Tensor& x, const Conv2dGeometry
   });
 }
 
-void avg_pool2d(const Tensor& x, const Conv2dGeometry& g, const Tensor& y) {
+void avg_pool2d(const Tensor& x, const Conv2dGeometry& g, bool count_include_pad, const Tensor& y) {
   const int64_t planes = g.batch * g.in_channels, in_plane = g.in_plane(), out_plane = g.out_h * g.out_w;
   dispatch_floating("avg_pool2d", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -211,7 +213,7 @@ void avg_pool2d(const Tensor& x, const Conv2dGeometry& g, const Tensor& y) {
             C sum = C(0);
             for (int64_t h = wh.begin; h < wh.end; ++h)
               for (int64_t w = ww.begin; w < ww.end; ++w) sum += C(src[h * g.in_w + w]);
-            out[p * out_plane + oh * g.out_w + ow] = T(sum / C(wh.padded_span * ww.padded_span));
+            out[p * out_plane + oh * g.out_w + ow] = T(sum / C(pool_divisor(wh, ww, count_include_pad)));
           }
         }
       }
@@ -219,7 +221,7 @@ void avg_pool2d(const Tensor& x, const Conv2dGeometry& g, const Tensor& y) {
   });
 }
 
-void avg_pool2d_backward(const Tensor& dy, const Conv2dGeometry& g, const Tensor& dx) {
+void avg_pool2d_backward(const Tensor& dy, const Conv2dGeometry& g, bool count_include_pad, const Tensor& dx) {
   const int64_t planes = g.batch * g.in_channels, in_plane = g.in_plane(), out_plane = g.out_h * g.out_w;
   dispatch_floating("avg_pool2d_backward", dy.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -234,7 +236,7 @@ void avg_pool2d_backward(const Tensor& dy, const Conv2dGeometry& g, const Tensor
           const PoolWindow wh = pool_window(oh, g.in_h, g.kernel_h, g.stride_h, g.pad_h);
           for (int64_t ow = 0; ow < g.out_w; ++ow) {
             const PoolWindow ww = pool_window(ow, g.in_w, g.kernel_w, g.stride_w, g.pad_w);
-            const C share = C(grad[p * out_plane + oh * g.out_w + ow]) / C(wh.padded_span * ww.padded_span);
+            const C share = C(grad[p * out_plane + oh * g.out_w + ow]) / C(pool_divisor(wh, ww, count_include_pad));
             for (int64_t h = wh.begin; h < wh.end; ++h)
               for (int64_t w = ww.begin; w < ww.end; ++w) dst[h * g.in_w + w] = T(C(dst[h * g.in_w + w]) + share);
           }

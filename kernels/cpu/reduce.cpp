@@ -1,11 +1,12 @@
 // CPU reductions: sum, mean, max and argmax over all elements or along one dim,
 // and scatter_dim (the backward of max). Sums accumulate in double whatever the
-// dtype (an f32 sum is then as exact as its output can hold). The summation
+// floating dtype (an f32 sum is then as exact as its output can hold); integer sums in i64. The summation
 // order is fixed (contiguous runs in kLanes interleaved lanes, strided rows in
 // index order, reduce_all's fixed-size blocks then their partials in block
 // order), so results never depend on the thread count.
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/cpu/parallel.h"
@@ -25,6 +26,14 @@ struct SumAcc {
   template <class V>
   void add(V v, int64_t) { sum += static_cast<double>(v); }
   void merge(const SumAcc& o) { sum += o.sum; }
+};
+
+// Integer sums (u8 comparisons, i64 counts) are exact in i64.
+struct IntSumAcc {
+  int64_t sum = 0;
+  template <class V>
+  void add(V v, int64_t) { sum += static_cast<int64_t>(v); }
+  void merge(const IntSumAcc& o) { sum += o.sum; }
 };
 
 // The first maximum and its index (along the row, or flat for reduce_all).
@@ -112,9 +121,23 @@ void reduce_rows(const T* x, const DimSplit& s, const Store& store) {
   });
 }
 
+// The sum of an integer x into the i64 y, over everything or along dim (the entry point
+// allows only sums of integers).
+void integer_sum(const Tensor& x, const DimSplit* along, const Tensor& y) {
+  int64_t* out = y.data<int64_t>();
+  dispatch_dtype(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_integral_v<T>) {
+      if (along == nullptr) out[0] = reduce_flat<IntSumAcc>(x.data<T>(), x.numel()).sum;
+      else reduce_rows<IntSumAcc>(x.data<T>(), *along, [&](int64_t i, const IntSumAcc& a) { out[i] = a.sum; });
+    }
+  });
+}
+
 }  // namespace
 
 void reduce_all(ReduceOp op, const Tensor& x, const Tensor& y) {
+  if (!is_floating(x.dtype())) return integer_sum(x, nullptr, y);
   dispatch_floating("reduce_all", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
@@ -131,6 +154,7 @@ void reduce_all(ReduceOp op, const Tensor& x, const Tensor& y) {
 
 void reduce_dim(ReduceOp op, const Tensor& x, int64_t dim, const Tensor& y) {
   const DimSplit s = split_at_dim(x.shape(), dim);
+  if (!is_floating(x.dtype())) return integer_sum(x, &s, y);
   dispatch_floating("reduce_dim", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;

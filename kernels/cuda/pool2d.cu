@@ -73,7 +73,7 @@ __global__ void max_pool2d_backward_kernel(Conv2dGeometry g, const D* x, const D
 }
 
 template <class D, class C>
-__global__ void avg_pool2d_kernel(Conv2dGeometry g, const D* x, D* y, int64_t total) {
+__global__ void avg_pool2d_kernel(Conv2dGeometry g, bool count_include_pad, const D* x, D* y, int64_t total) {
   const int64_t out_plane = g.out_h * g.out_w;
   for (int64_t i = thread_index(); i < total; i += thread_count()) {
     const int64_t o = i % out_plane, oh = o / g.out_w, ow = o % g.out_w;
@@ -83,13 +83,14 @@ __global__ void avg_pool2d_kernel(Conv2dGeometry g, const D* x, D* y, int64_t to
     C sum = C(0);
     for (int64_t h = wh.begin; h < wh.end; ++h)
       for (int64_t w = ww.begin; w < ww.end; ++w) sum += C(load(src, h * g.in_w + w));
-    store(y, i, sum / C(wh.padded_span * ww.padded_span));
+    store(y, i, sum / C(pool_divisor(wh, ww, count_include_pad)));
   }
 }
 
 // dx[p, ih, iw] = sum over the covering outputs of dy / (that output's divisor).
 template <class D, class C>
-__global__ void avg_pool2d_backward_kernel(Conv2dGeometry g, const D* dy, D* dx, int64_t total) {
+__global__ void avg_pool2d_backward_kernel(Conv2dGeometry g, bool count_include_pad, const D* dy, D* dx,
+                                           int64_t total) {
   const int64_t in_plane = g.in_plane(), out_plane = g.out_h * g.out_w;
   for (int64_t i = thread_index(); i < total; i += thread_count()) {
     const int64_t p = i / in_plane, at = i % in_plane, ih = at / g.in_w, iw = at % g.in_w;
@@ -97,10 +98,10 @@ __global__ void avg_pool2d_backward_kernel(Conv2dGeometry g, const D* dy, D* dx,
     const OutputRange rw = covering_outputs(iw, g.kernel_w, g.stride_w, g.pad_w, g.out_w);
     C sum = C(0);
     for (int64_t oh = rh.begin; oh < rh.end; ++oh) {
-      const int64_t span_h = pool_window(oh, g.in_h, g.kernel_h, g.stride_h, g.pad_h).padded_span;
+      const PoolWindow wh = pool_window(oh, g.in_h, g.kernel_h, g.stride_h, g.pad_h);
       for (int64_t ow = rw.begin; ow < rw.end; ++ow) {
-        const int64_t span_w = pool_window(ow, g.in_w, g.kernel_w, g.stride_w, g.pad_w).padded_span;
-        sum += C(load(dy, p * out_plane + oh * g.out_w + ow)) / C(span_h * span_w);
+        const PoolWindow ww = pool_window(ow, g.in_w, g.kernel_w, g.stride_w, g.pad_w);
+        sum += C(load(dy, p * out_plane + oh * g.out_w + ow)) / C(pool_divisor(wh, ww, count_include_pad));
       }
     }
     store(dx, i, sum);
@@ -130,19 +131,19 @@ void max_pool2d_backward(const Tensor& dy, const Tensor& x, const Conv2dGeometry
   });
 }
 
-void avg_pool2d(const Tensor& x, const Conv2dGeometry& g, const Tensor& y) {
+void avg_pool2d(const Tensor& x, const Conv2dGeometry& g, bool count_include_pad, const Tensor& y) {
   dispatch_floating("avg_pool2d", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    launch_1d("avg_pool2d", y.numel(), avg_pool2d_kernel<device_t<T>, compute_t<T>>, g, device_data<T>(x),
-              device_data<T>(y), y.numel());
+    launch_1d("avg_pool2d", y.numel(), avg_pool2d_kernel<device_t<T>, compute_t<T>>, g, count_include_pad,
+              device_data<T>(x), device_data<T>(y), y.numel());
   });
 }
 
-void avg_pool2d_backward(const Tensor& dy, const Conv2dGeometry& g, const Tensor& dx) {
+void avg_pool2d_backward(const Tensor& dy, const Conv2dGeometry& g, bool count_include_pad, const Tensor& dx) {
   dispatch_floating("avg_pool2d_backward", dy.dtype(), [&](auto tag) {
     using T = decltype(tag);
     launch_1d("avg_pool2d_backward", dx.numel(), avg_pool2d_backward_kernel<device_t<T>, compute_t<T>>, g,
-              device_data<T>(dy), device_data<T>(dx), dx.numel());
+              count_include_pad, device_data<T>(dy), device_data<T>(dx), dx.numel());
   });
 }
 

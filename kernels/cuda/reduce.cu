@@ -1,6 +1,6 @@
 // CUDA reductions: sum/mean/max over everything or along one dim, argmax, and
 // the scatter that routes max's gradient back. Values accumulate in the compute
-// type (fp32 for f16 and f32, fp64 for f64). Every reduction is deterministic:
+// type (fp32 for f16 and f32, fp64 for f64; integer sums exactly in i64). Every reduction is deterministic:
 // fixed grids and a fixed tree order (kernels/cuda/block_reduce.cuh).
 //
 // Along a dim, x is viewed as [outer, n, inner]: output row r = (o, i) reduces
@@ -9,6 +9,7 @@
 // then one block reduces the partials and stores the 0-d result on the device.
 #include <algorithm>
 #include <limits>
+#include <type_traits>
 
 #include "kernels/cuda/block_reduce.cuh"
 #include "kernels/ops.h"
@@ -121,11 +122,31 @@ C reduce_identity(ReduceOp op) {
   return op == ReduceOp::max ? -std::numeric_limits<C>::infinity() : C(0);
 }
 
+// The sum of an integer x (u8, i64) into the i64 out, exactly: over everything (along == nullptr)
+// or along a dim. The entry point allows only sums of integers.
+void integer_sum(const Tensor& x, const DimLayout* along, const Tensor& out) {
+  const int64_t n = x.numel();
+  dispatch_dtype(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_integral_v<T>) {
+      const StoreRow<int64_t, int64_t> finish{out.data<int64_t>(), 1};
+      if (along == nullptr) {
+        reduce_everything("sum", x.device(), n, ValueLift<T, int64_t>{x.data<T>(), DimLayout{DimSplit{1, n, 1}}},
+                          int64_t{0}, SumCombine{}, finish);
+      } else {
+        launch_reduce_rows("sum", along->s.outer * along->s.inner, along->s.n, along->s.inner == 1,
+                           ValueLift<T, int64_t>{x.data<T>(), *along}, int64_t{0}, SumCombine{}, finish);
+      }
+    }
+  });
+}
+
 }  // namespace
 
 void reduce_all(ReduceOp op, const Tensor& x, const Tensor& out) {
   const int64_t n = x.numel();
   const DimLayout layout{DimSplit{1, n, 1}};
+  if (!is_floating(x.dtype())) return integer_sum(x, nullptr, out);
   dispatch_floating("reduce", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using D = device_t<T>;
@@ -139,6 +160,7 @@ void reduce_all(ReduceOp op, const Tensor& x, const Tensor& out) {
 
 void reduce_dim(ReduceOp op, const Tensor& x, int64_t dim, const Tensor& out) {
   const DimLayout layout{split_at_dim(x.shape(), dim)};
+  if (!is_floating(x.dtype())) return integer_sum(x, &layout, out);
   const int64_t rows = layout.s.outer * layout.s.inner;
   dispatch_floating("reduce", x.dtype(), [&](auto tag) {
     using T = decltype(tag);

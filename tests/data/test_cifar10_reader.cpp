@@ -71,6 +71,8 @@ TEST_CASE_METHOD(ReaderFixture, "CIFAR-10 errors name the file: bad size, bad la
 
   std::filesystem::remove(file("data_batch_3.bin"));
   expect_error_contains([&] { load_cifar10(dir.path(), Split::train); }, {dir.path(), "data_batch_3.bin"});
+  expect_error_contains([&] { load_cifar10(dir.path() + "/nope", Split::test); },
+                        {"load_cifar10", "the folder " + dir.path() + "/nope does not exist"});
   expect_error_contains([&] { read_cifar10_files({}, "none"); }, {"no files"});
 }
 

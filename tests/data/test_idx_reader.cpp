@@ -146,10 +146,17 @@ TEST_CASE_METHOD(ReaderFixture, "gzip corruption and truncation are errors, neve
   expect_read_error(corrupt, garbage, read_idx_labels, {"garbage after the gzip stream"});
 }
 
-TEST_CASE_METHOD(ReaderFixture, "Fashion-MNIST folder errors: missing files, count mismatch, bad labels", "[data]") {
+TEST_CASE_METHOD(ReaderFixture, "Fashion-MNIST folder errors: missing folder or files, count mismatch, bad labels",
+                 "[data]") {
   expect_error_contains([&] { load_fashion_mnist(dir.path(), Split::test); },
                         {dir.path(), "t10k-images-idx3-ubyte.gz", "t10k-images-idx3-ubyte"});
-  expect_error_contains([&] { load_fashion_mnist(dir.path() + "/nope", Split::train); }, {"nope", "train-images"});
+  // A missing folder is named as such, by the function the program called.
+  expect_error_contains([&] { load_fashion_mnist(dir.path() + "/nope", Split::train); },
+                        {"load_fashion_mnist", "the folder " + dir.path() + "/nope does not exist"});
+  expect_error_contains([&] { load_idx_dataset(dir.path() + "/nope", Split::train, "mnist"); },
+                        {"load_idx_dataset", "nope does not exist"});
+  expect_error_contains([&] { load_idx_dataset(dir.path(), Split::test, "mnist"); },
+                        {"load_idx_dataset", "t10k-images-idx3-ubyte"});
 
   write_file(file("t10k-images-idx3-ubyte"), idx_bytes({3, 2, 2}, std::vector<uint8_t>(12, 1)));
   write_file(file("t10k-labels-idx1-ubyte"), idx_bytes({2}, {1, 2}));

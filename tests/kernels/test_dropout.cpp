@@ -8,6 +8,7 @@
 #include "core/generator.h"
 #include "kernels/dropout_math.h"
 #include "kernels/ops.h"
+#include "models/dropout.h"
 #include "tests/support/error_bound.h"
 #include "tests/support/expect.h"
 
@@ -153,6 +154,42 @@ TEST_CASE("dropout keeps f16 storage", "[dropout][f16]") {
   const std::vector<double> xs = x.to_vector<double>(), ys = y.to_vector<double>();
   for (size_t i = 0; i < xs.size(); ++i)
     if (ys[i] != 0.0) CHECK(ys[i] == 2.0 * xs[i]);  // scaling by 2 is exact in f16
+}
+
+TEST_CASE("dropout2d zeroes whole channels and scales the rest by 1 / (1 - p)", "[dropout]") {
+  manual_seed(3);
+  const Tensor x = ones({8, 16, 5, 5}).requires_grad_();
+  const Tensor y = dropout2d(x, 0.25, true);
+  const std::vector<float> v = y.to_vector<float>();
+  int64_t dropped = 0;
+  for (int64_t plane = 0; plane < 8 * 16; ++plane) {
+    const float first = v[static_cast<size_t>(plane * 25)];
+    CHECK((first == 0.0f || first == 1.0f / 0.75f));  // 1 / (1 - p) in f32
+    for (int64_t i = 1; i < 25; ++i) CHECK(v[static_cast<size_t>(plane * 25 + i)] == first);  // the whole plane
+    dropped += first == 0.0f;
+  }
+  // 128 channels, each dropped with probability 1/4: 32 expected, and 4.9 standard deviations
+  // (sqrt(128 * 0.25 * 0.75)) either side hold all but 1 in a million draws.
+  CHECK(std::abs(dropped - 32) <= 24);
+  // The gradient uses the same mask: d sum(y) / dx = y / x = y.
+  sum(y).backward();
+  CHECK(x.grad().to_vector<float>() == v);
+  // One image [C, H, W]: its channels x[c] are the planes; feature_dropout takes [N, C, ...].
+  manual_seed(4);
+  const std::vector<float> image = dropout2d(ones({6, 3, 3}), 0.5, true).to_vector<float>();
+  for (int64_t c = 0; c < 6; ++c)
+    for (int64_t i = 1; i < 9; ++i) CHECK(image[static_cast<size_t>(c * 9 + i)] == image[static_cast<size_t>(c * 9)]);
+  manual_seed(5);
+  const std::vector<float> rows = feature_dropout(ones({4, 3, 7}), 0.5, true).to_vector<float>();
+  for (int64_t c = 0; c < 12; ++c)
+    for (int64_t i = 1; i < 7; ++i) CHECK(rows[static_cast<size_t>(c * 7 + i)] == rows[static_cast<size_t>(c * 7)]);
+  // The identity in eval mode, and the layer.
+  CHECK(dropout2d(x, 0.5, false).is_same(x));
+  nn::Dropout2d layer(0.5);
+  layer.eval();
+  CHECK(layer.forward(x).is_same(x));
+  CHECK(layer.str() == "Dropout2d(p=0.5)");
+  expect_error_contains([] { nn::Dropout2d(1.5); }, {"Dropout2d", "[0, 1]", "1.5"});
 }
 
 TEST_CASE("dropout rejects a probability outside [0, 1]", "[dropout][errors]") {

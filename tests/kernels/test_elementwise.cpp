@@ -33,6 +33,10 @@ TEST_CASE("unary ops match hand-computed values", "[elementwise]") {
     gelu_bound.push_back(test::ErrorModel{0, 4 + 2 + 2, 0}.bound(kFloat32, magnitude));
   }
   test::expect_within(gelu(x), {gelu_of(-2), gelu_of(-0.5), 0, gelu_of(0.5), gelu_of(3)}, gelu_bound, "gelu");
+  // SiLU x sigmoid(x) (PyTorch's, Python's values): sigmoid's exp, add and division, and the product,
+  // every term positive but for the sign of x: 4 + 2 + 1 units of |x| sigmoid(|x|) <= |result| + 1.
+  expect_values(silu(x), {-0.2384058440442351, -0.1887703343990727, 0, 0.3112296656009273, 2.8577223804673},
+                test::ErrorModel{0, 4 + 2 + 1, 0}.tolerance(kFloat32), "silu");
   Tensor p = from_vector<float>({0.25f, 1.0f, 4.0f}, {3});
   expect_values(sqrt(p), {0.5, 1, 2}, 0, "sqrt");  // correctly rounded, and these roots are exact
   expect_values(log(p), {std::log(0.25), 0, std::log(4.0)}, 4 * u, "log");
@@ -50,6 +54,7 @@ TEST_CASE("unary gradients pass gradcheck", "[elementwise][gradcheck]") {
   expect_gradcheck([](auto& in) { return tanh(in[0]); }, {s}, "tanh");
   expect_gradcheck([](auto& in) { return neg(in[0]); }, {s}, "neg");
   expect_gradcheck([](auto& in) { return gelu(in[0]); }, {s}, "gelu");
+  expect_gradcheck([](auto& in) { return silu(in[0]); }, {s}, "silu");
   Tensor away_from_kink = from_vector<double>({-1.5, -0.3, 0.2, 0.9, 2.0, -0.7}, {2, 3});
   expect_gradcheck([](auto& in) { return relu(in[0]); }, {away_from_kink}, "relu");
   expect_gradcheck([](auto& in) { return abs(in[0]); }, {away_from_kink}, "abs");

@@ -1,5 +1,5 @@
 // Pooling: max and average forward against hand-computed values (stride unequal
-// to the kernel, padding, count_include_pad), max's gradient routing (ties,
+// to the kernel, padding, count_include_pad, ceil_mode), max's gradient routing (ties,
 // overlapping windows, padding, NaN) recomputed from x without indices, the shared
 // argmax rule (kernels/pool_math.h), gradcheck on inputs without ties, global
 // average pooling, f16, the memory max pooling allocates, errors.
@@ -12,6 +12,7 @@
 #include "kernels/pool_math.h"
 #include "kernels/softmax_math.h"
 #include "memory/memory.h"
+#include "models/pooling.h"
 #include "tests/support/error_bound.h"
 #include "tests/support/expect.h"
 
@@ -211,6 +212,43 @@ TEST_CASE("avg_pool2d matches hand-computed windows, padding counted", "[pool]")
   // bottom-left x[1..3][0..1] = 30, bottom-right x[1..3][1..3] = 58.
   expect_values(avg_pool2d(x, 3, 2, 1), {13.0 / 9, 26.0 / 9, 30.0 / 9, 58.0 / 9}, test::unit_roundoff(kFloat32),
                 "avg_pool2d padded");
+}
+
+TEST_CASE("count_include_pad=false divides by the input elements of each window", "[pool]") {
+  // The windows of kernel 3, stride 2, padding 1 above hold 4, 6, 6 and 9 input elements
+  // (PyTorch's AvgPool2d(3, 2, 1, count_include_pad=False)); dividing by 4 is exact, by 6 and 9 one rounding.
+  const Tensor x = plane4x4();
+  expect_values(avg_pool2d(x, 3, 2, 1, false, false), {13.0 / 4, 26.0 / 6, 30.0 / 6, 58.0 / 9},
+                test::unit_roundoff(kFloat32), "avg_pool2d count_include_pad=false");
+  const Tensor g = distinct_values({2, 3, 7, 6});
+  expect_gradcheck([](auto& in) { return avg_pool2d(in[0], 3, 2, 1, false, false); }, {g}, "avg without padding");
+}
+
+TEST_CASE("ceil_mode: PyTorch's output size, windows clipped at the edge", "[pool]") {
+  // 4x4, kernel 3, stride 2: floor((4 - 3) / 2) + 1 = 1 output per side, ceil 2. The second window
+  // covers rows (cols) 2..3 only; with count_include_pad its divisor is clipped to the input and
+  // padding too (PyTorch: min(start + kernel, size + pad) - start = 2): 9, 6, 6 and 4.
+  const Tensor x = plane4x4();
+  expect_values(max_pool2d(x, 3, 2, 0, 1, true), {9, 8, 11, 12}, 0, "max_pool2d ceil_mode");
+  expect_values(avg_pool2d(x, 3, 2, 0, true), {37.0 / 9, 14.0 / 6, 32.0 / 6, 19.0 / 4},
+                test::unit_roundoff(kFloat32), "avg_pool2d ceil_mode");
+  CHECK(max_pool2d(x, 3, 2).shape() == Shape{1, 1, 1, 1});
+  // The last window must start inside the input or its left padding: 5 wide, kernel 2, stride 2,
+  // padding 1 gives ceil((5 + 2 - 2) / 2) + 1 = 4 windows, of which the 4th would start at
+  // 3 * 2 - 1 = 5, past the input: 3 remain (PyTorch's pooling_output_shape). 6 wide, kernel 3,
+  // padding 1: 4 with ceil_mode, 3 without.
+  CHECK(max_pool2d(zeros({1, 1, 5, 5}), 2, 2, 1, 1, true).shape() == Shape{1, 1, 3, 3});
+  CHECK(avg_pool2d(zeros({1, 1, 6, 6}), 3, 2, 1, true).shape() == Shape{1, 1, 4, 4});
+  CHECK(avg_pool2d(zeros({1, 1, 6, 6}), 3, 2, 1).shape() == Shape{1, 1, 3, 3});
+  const Tensor g = distinct_values({2, 3, 7, 6});
+  expect_gradcheck([](auto& in) { return max_pool2d(in[0], 2, 2, 0, 1, true); }, {g}, "max_pool2d ceil_mode");
+  expect_gradcheck([](auto& in) { return avg_pool2d(in[0], 3, 2, 1, true, false); }, {g}, "avg_pool2d ceil_mode");
+  // The layers take libtorch's options.
+  nn::AvgPool2d pool(nn::AvgPool2dOptions(3).stride(2).ceil_mode(true));
+  expect_values(pool.forward(x), {37.0 / 9, 14.0 / 6, 32.0 / 6, 19.0 / 4}, test::unit_roundoff(kFloat32),
+                "AvgPool2d ceil_mode");
+  CHECK(pool.str() == "AvgPool2d(kernel=(3, 3), stride=(2, 2), padding=(0, 0), ceil_mode=true)");
+  CHECK(nn::MaxPool2d(nn::MaxPool2dOptions(3).stride(2).ceil_mode(true)).forward(x).shape() == Shape{1, 1, 2, 2});
 }
 
 TEST_CASE("avg_pool2d backward spreads each gradient over its window", "[pool]") {

@@ -286,3 +286,51 @@ TEST_CASE("Sequential in braces builds its layers left to right, as push_back do
   REQUIRE(a.size() == b.size());
   for (size_t i = 0; i < a.size(); ++i) expect_close(a[i].second, b[i].second, 0, a[i].first);
 }
+
+namespace {
+
+// libtorch's habit: a module that declares its own forward (by value, as libtorch's examples do)
+// and never overrides forward_impl.
+struct Doubler : nn::Module {
+  Tensor forward(Tensor x) { return x * 2.0; }
+};
+
+// ... holding one of its kind as a registered child, and a libtorch-style Linear stack.
+struct TwoStage : nn::Module {
+  TwoStage() {
+    fc = register_module("fc", std::make_shared<nn::Linear>(2, 2));
+    twice = register_module("twice", std::make_shared<Doubler>());
+  }
+  Tensor forward(const Tensor& x) { return twice->forward(fc->forward(x)) + 1.0; }
+  std::shared_ptr<nn::Linear> fc;
+  std::shared_ptr<Doubler> twice;
+};
+
+}  // namespace
+
+TEST_CASE("a module with a forward of its own runs inside Sequential and as a registered child", "[module]") {
+  static_assert(nn::detail::declares_forward<Doubler>::value && nn::detail::declares_forward<TwoStage>::value);
+  static_assert(!nn::detail::declares_forward<nn::Linear>::value && !nn::detail::declares_forward<Block>::value);
+  const Tensor x = randn({3, 2});
+  // Called directly, C++ finds the class's own forward.
+  Doubler direct;
+  expect_close(direct.forward(x), x * 2.0, 0, "direct");
+  // In a Sequential: by value, as a shared_ptr of its class, and pushed back.
+  auto shared = std::make_shared<Doubler>();
+  nn::Sequential seq(Doubler(), shared);
+  seq.push_back(std::make_shared<Doubler>());
+  expect_close(seq.forward(x), x * 8.0, 0, "Sequential of Doublers");
+  // As a child registered with register_module, reached through the parent's Module::forward.
+  auto two = std::make_shared<TwoStage>();
+  nn::Sequential outer(two);
+  expect_close(outer.forward(x), two->fc->forward(x) * 2.0 + 1.0, 0, "registered child");
+  const std::shared_ptr<nn::Module> as_base = two->twice;
+  expect_close(as_base->forward(x), x * 2.0, 0, "through the base");
+  // A module whose class was never seen (a std::shared_ptr<nn::Module> from the start) says why it
+  // cannot run.
+  const std::shared_ptr<nn::Module> hidden = std::make_shared<Doubler>();
+  expect_error_contains([&] { hidden->forward(x); },
+                        {"Doubler", "forward is not implemented", "forward_impl", "nn::Sequential", "register_module"});
+  nn::Sequential braced{hidden};
+  expect_error_contains([&] { braced.forward(x); }, {"Doubler", "forward_impl"});
+}

@@ -41,6 +41,7 @@ enum class Values {
   positive,        // [0.25, 2]: log, sqrt, pow, divisors
   labels,          // i64 in [0, label_limit)
   integers,        // whole numbers in [0, 200): exact in every dtype, u8 included
+  probability,     // [0.05, 0.95]: binary cross entropy's inputs and targets
 };
 
 struct InputSpec {
@@ -167,6 +168,7 @@ std::vector<OpCase> matmul_cases();
 std::vector<OpCase> cnn_cases();
 std::vector<OpCase> optimizer_cases();
 std::vector<OpCase> shape_cases();
+std::vector<OpCase> loss_cases();
 std::vector<ErrorCase> error_cases();
 
 }  // namespace ember::test

@@ -194,6 +194,38 @@ std::vector<OpCase> cnn_cases() {
                         })
                         .no_gradcheck());
   }
+  // ceil_mode (max and average) and count_include_pad=false: windows that hang past the input (and
+  // its padding), the last one kept only when it starts inside the input or its left padding
+  // ([1, 1, 5, 5] kernel 2 stride 2 padding 1: 3 outputs, not ceil's 4), and average divisors
+  // that count only the input's elements.
+  const std::vector<PoolShape> ceil_pools = {
+      {{2, 3, 7, 7}, 2, 2, 0}, {{1, 2, 6, 5}, 3, 2, 1}, {{1, 1, 5, 5}, 2, 2, 1}, {{2, 2, 5, 8}, {3, 2}, {2, 3}, {1, 0}},
+  };
+  for (const PoolShape& p : ceil_pools) {
+    std::ostringstream g;
+    g << " " << p.x << " kernel " << p.kernel << geometry(p.stride, p.padding);
+    const int64_t window = p.kernel.h * p.kernel.w;
+    const OpFn max_pool = [p](const Inputs& in) { return max_pool2d(in[0], p.kernel, p.stride, p.padding, 1, true); };
+    cases.push_back(OpCase("cnn", "max_pool2d ceil_mode" + g.str(), {In(p.x)}, max_pool)
+                        .sums(window)
+                        .magnitudes([max_pool](const Inputs& in, const Tensor& w, std::vector<Tensor> m) {
+                          return pool_magnitudes(max_pool, in, w, std::move(m));
+                        }));
+    for (bool ceil : {false, true}) {
+      for (bool include_pad : {false, true}) {
+        if (!ceil && include_pad) continue;  // the loop above has it
+        cases.push_back(OpCase("cnn",
+                               std::string("avg_pool2d") + (ceil ? " ceil_mode" : "") +
+                                   (include_pad ? "" : " count_include_pad=false") + g.str(),
+                               {In(p.x)},
+                               [p, ceil, include_pad](const Inputs& in) {
+                                 return avg_pool2d(in[0], p.kernel, p.stride, p.padding, ceil, include_pad);
+                               })
+                            .sums(window)
+                            .abs_magnitude());
+      }
+    }
+  }
   // NaN wins a window (the first NaN takes the gradient), as in PyTorch: log of negatives.
   cases.push_back(OpCase("cnn", "max_pool2d of NaNs [2, 2, 6, 6]", {In({2, 2, 6, 6})},
                          [](const Inputs& in) { return max_pool2d(log(in[0]), 2); })
@@ -252,6 +284,20 @@ std::vector<OpCase> cnn_cases() {
                              }));
     }
   }
+  // Feature dropout (Dropout2d): one draw per channel plane, the same on every device.
+  for (const Shape& shape : {Shape{2, 3, 4, 5}, Shape{3, 4, 6}, Shape{4, 64, 33, 33}, Shape{0, 3, 2, 2}}) {
+    for (double p : {0.3, 1.0}) {
+      cases.push_back(OpCase("cnn", "dropout2d p=" + std::to_string(p).substr(0, 3) + " " + shape.str(), {In(shape)},
+                             [p](const Inputs& in) {
+                               manual_seed(79);
+                               return dropout2d(in[0], p, true);
+                             }));
+    }
+  }
+  cases.push_back(OpCase("cnn", "feature_dropout p=0.5 [3, 7]", {In({3, 7})}, [](const Inputs& in) {
+    manual_seed(80);
+    return feature_dropout(in[0], 0.5, true);
+  }));
   // A dropped inf or NaN gives NaN (x * 0), as in PyTorch: x / 0 is +-inf.
   cases.push_back(OpCase("cnn", "dropout of infinities [64]", {In({64})},
                          [](const Inputs& in) {

@@ -159,6 +159,61 @@ std::vector<OpCase> elementwise_cases() {
                           .exact());
     }
   }
+  // Comparisons (core/compare_ops.def): u8 1 or 0, exact on every device. Whole numbers in
+  // [0, 200) tie often, so == and <= meet equal operands; they broadcast like the arithmetic ops,
+  // run in every dtype (as i64 and u8 too) and against a number.
+  const std::vector<std::pair<const char*, OpFn>> comparisons = {
+      {"eq", [](const Inputs& in) { return eq(in[0], in[1]); }}, {"ne", [](const Inputs& in) { return ne(in[0], in[1]); }},
+      {"lt", [](const Inputs& in) { return lt(in[0], in[1]); }}, {"le", [](const Inputs& in) { return le(in[0], in[1]); }},
+      {"gt", [](const Inputs& in) { return gt(in[0], in[1]); }}, {"ge", [](const Inputs& in) { return ge(in[0], in[1]); }},
+  };
+  for (const auto& [name, fn] : comparisons) {
+    for (const auto& [a, b] : {std::pair<Shape, Shape>{{40, 25}, {40, 25}}, {{40, 25}, {25}}, {{7, 1}, {1, 9}},
+                               {{0, 3}, {3}}, {{}, {5}}}) {
+      cases.push_back(OpCase("elementwise", std::string(name) + " " + a.str() + " with " + b.str(),
+                             {In(a, Values::integers), In(b, Values::integers)}, fn)
+                          .no_backward()
+                          .exact());
+    }
+    for (DType integer : {DType::i64, DType::u8}) {
+      cases.push_back(OpCase("elementwise", std::string(name) + " " + dtype_name(integer) + " [40, 25] with [25]",
+                             {In({40, 25}, Values::integers), In({25}, Values::integers)},
+                             [fn = fn, integer](const Inputs& in) { return fn({in[0].to(integer), in[1].to(integer)}); })
+                          .only({DType::f64})
+                          .no_backward()
+                          .against_same_dtype()
+                          .exact());
+    }
+  }
+  // More elements than one CUDA grid pass.
+  cases.push_back(OpCase("elementwise", "eq [1000003] with [1000003]",
+                         {In({1000003}, Values::integers), In({1000003}, Values::integers)},
+                         [](const Inputs& in) { return eq(in[0], in[1]); })
+                      .no_backward()
+                      .exact());
+  for (double s : {0.0, 100.0, 100.5}) {
+    const std::string v = " " + std::to_string(s).substr(0, 5);
+    cases.push_back(OpCase("elementwise", "eq scalar" + v, {In({40, 25}, Values::integers)},
+                           [s](const Inputs& in) { return eq(in[0], s); })
+                        .no_backward()
+                        .exact());
+    cases.push_back(OpCase("elementwise", "le scalar" + v, {In({40, 25}, Values::integers)},
+                           [s](const Inputs& in) { return le(in[0], s); })
+                        .no_backward()
+                        .exact());
+    cases.push_back(OpCase("elementwise", "gt scalar of i64" + v, {In({40, 25}, Values::integers)},
+                           [s](const Inputs& in) { return gt(in[0].to(DType::i64), s); })
+                        .only({DType::f64})
+                        .no_backward()
+                        .against_same_dtype()
+                        .exact());
+  }
+  // NaN is unequal to everything, itself included (log of negatives).
+  cases.push_back(OpCase("elementwise", "ne of NaNs [64]", {In({64})},
+                         [](const Inputs& in) { return ne(log(in[0]), log(in[0])); })
+                      .no_backward()
+                      .exact());
+
   for (DType to : {DType::f16, DType::f32, DType::i64}) {
     OpCase c("elementwise", std::string("cast fractions -> ") + dtype_name(to), {In({1003})},
              [to](const Inputs& in) { return to_dtype(mul(in[0], 50.0), to); });

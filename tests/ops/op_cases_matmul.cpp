@@ -33,6 +33,12 @@ std::vector<OpCase> matmul_cases() {
                            [](const Inputs& in) { return matmul(in[0], in[1]); })
                         .sums(longest_matmul_sum(a, b))
                         .abs_magnitude());
+  // mm: libtorch's 2-D product, the same GEMM.
+  for (const auto& [a, b] : {std::pair<Shape, Shape>{{37, 53}, {53, 29}}, {{3, 0}, {0, 5}}})
+    cases.push_back(OpCase("matmul", "mm " + a.str() + " x " + b.str(), {In(a), In(b)},
+                           [](const Inputs& in) { return in[0].mm(in[1]); })
+                        .sums(longest_matmul_sum(a, b))
+                        .abs_magnitude());
   cases.push_back(OpCase("matmul", "matmul of rows 1.. of [5, 4] x [4, 3]", {RowsOf({4, 4}), In({4, 3})},
                          [](const Inputs& in) { return matmul(in[0], in[1]); })
                       .sums(4)

@@ -23,6 +23,23 @@ std::vector<OpCase> reduce_cases() {
     cases.push_back(OpCase("reduce", "argmax" + s, {In(shape)}, [](const Inputs& in) { return argmax(in[0]); })
                         .no_backward()
                         .exact());
+    // Integer sums (comparisons counted, i64 labels) are i64 and exact: whole numbers as u8 and i64.
+    for (DType integer : {DType::u8, DType::i64}) {
+      cases.push_back(OpCase("reduce", std::string("sum of ") + dtype_name(integer) + s, {In(shape, Values::integers)},
+                             [integer](const Inputs& in) { return sum(in[0].to(integer)); })
+                          .only({DType::f64})
+                          .no_backward()
+                          .against_same_dtype()
+                          .exact());
+      if (shape.dim() >= 2)
+        cases.push_back(OpCase("reduce", std::string("sum of ") + dtype_name(integer) + s + " dim 1",
+                               {In(shape, Values::integers)},
+                               [integer](const Inputs& in) { return sum(in[0].to(integer), 1); })
+                            .only({DType::f64})
+                            .no_backward()
+                            .against_same_dtype()
+                            .exact());
+    }
     for (int64_t dim = 0; dim < shape.dim(); ++dim) {
       for (bool keepdim : {false, true}) {
         const std::string d = s + " dim " + std::to_string(dim) + (keepdim ? " keepdim" : "");

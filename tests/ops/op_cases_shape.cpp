@@ -33,6 +33,10 @@ std::vector<OpCase> shape_cases() {
   cases.push_back(shape_case("narrow [300, 400] dim 1 start 7 length 250", {In({300, 400})},
                              [](const Inputs& in) { return narrow(in[0], 1, 7, 250); }));
   // select drops the dim.
+  // x[i] is select(0, i): a view, negative i from the end.
+  cases.push_back(shape_case("operator[] [4, 6] index 2 (view)", {In({4, 6})},
+                             [](const Inputs& in) { return in[0][2]; }));
+  cases.push_back(shape_case("operator[] [4] index -1 (0-d)", {In({4})}, [](const Inputs& in) { return in[0][-1]; }));
   cases.push_back(shape_case("select [4, 6] dim 0 index 2 (view)", {In({4, 6})},
                              [](const Inputs& in) { return select(in[0], 0, 2); }));
   cases.push_back(shape_case("select [4, 6] dim 1 index -1", {In({4, 6})},

@@ -59,6 +59,7 @@ Tensor draw(const InputSpec& s, uint64_t seed) {
       case Values::positive: v[i] = 0.25 + 1.75 * u[i]; break;
       case Values::labels: v[i] = std::floor(u[i] * static_cast<double>(s.label_limit)); break;
       case Values::integers: v[i] = std::floor(u[i] * 200); break;
+      case Values::probability: v[i] = 0.05 + 0.9 * u[i]; break;
     }
   }
   if (s.values == Values::normal) return randn(shape, TensorOptions(DType::f64));
@@ -273,6 +274,7 @@ EMBER_OP_CONTRACT("matmul", matmul_cases)
 EMBER_OP_CONTRACT("cnn", cnn_cases)
 EMBER_OP_CONTRACT("optimizer", optimizer_cases)
 EMBER_OP_CONTRACT("shape", shape_cases)
+EMBER_OP_CONTRACT("loss", loss_cases)
 
 TEST_CASE("guard bytes catch a write past the end and before the start", "[ops][guard]") {
   for (int side : {-1, 1}) {

@@ -102,7 +102,17 @@ TEST_CASE("set_lr sets every group, set_group_lr one, bad groups are refused", "
 
 TEST_CASE("a schedule gives each group what its PyTorch namesake gives it", "[optim][param_groups][lr_schedule]") {
   TwoGroups t;  // initial rates 0.1 and 0.01
-  optim::SGD sgd(t.groups(), optim::SgdOptions(0.1));
+  optim::SGD sgd(t.groups(), optim::SgdOptions(0.1).momentum(0.9));
+  // ConstantLR (PyTorch's with factor 1) keeps each group's initial rate.
+  optim::ConstantLR(0.1).apply(sgd, 7);
+  CHECK(sgd.param_groups()[0].lr == 0.1);
+  CHECK(sgd.param_groups()[1].lr == 0.01);
+  // The warm-up is LinearLR(start_factor=0.2, total_iters=4): each group's initial rate times
+  // 0.2 + 0.8 t / 4.
+  const optim::CosineWithWarmup warmup(0.1, 4, 10, 0.0, 0.2);
+  warmup.apply(sgd, 1);
+  CHECK(sgd.param_groups()[0].lr == Approx(0.1 * (0.2 + 0.8 / 4)).epsilon(1e-12));
+  CHECK(sgd.param_groups()[1].lr == Approx(0.01 * (0.2 + 0.8 / 4)).epsilon(1e-12));
   // StepLR scales each group's initial rate.
   const optim::StepLR schedule(0.1, 2, 0.5);
   schedule.apply(sgd, 5);
@@ -128,6 +138,11 @@ TEST_CASE("a schedule gives each group what its PyTorch namesake gives it", "[op
   const optim::OneCycle per_group(std::vector<double>{0.1, 0.02}, 100);
   per_group.apply(sgd, 0);
   CHECK(sgd.param_groups()[1].lr == Approx(0.02 / 25).epsilon(1e-12));
+  // Its momentum is the same for every group (one base_momentum and max_momentum): max_momentum
+  // at the start, base_momentum at the peak (step 0.3 * 100 - 1 = 29).
+  for (const auto& group : sgd.param_groups()) CHECK(group.momentum == Approx(0.95).epsilon(1e-12));
+  per_group.apply(sgd, 29);
+  for (const auto& group : sgd.param_groups()) CHECK(group.momentum == Approx(0.85).epsilon(1e-12));
   const optim::OneCycle three(std::vector<double>{0.1, 0.02, 0.3}, 100);
   CHECK(three.group_lr(0, 2, 1.0) == Approx(0.3 / 25).epsilon(1e-12));
   expect_error_contains([&] { optim::OneCycle(std::vector<double>{0.1, 0.02}, 100).group_lr(0, 2, 1.0); },

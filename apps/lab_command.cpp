@@ -62,7 +62,8 @@ std::string lab_command(const LabOptions& o, std::ostream& log) {
   const std::vector<std::pair<const char*, std::function<std::string(const LabSetup&)>>> experiments{
       {"batch size", lab_batch_size},         {"gradient accumulation", lab_accumulation},
       {"checkpointing", lab_checkpointing},   {"mixed precision", lab_mixed_precision},
-      {"releasing cached memory", lab_releasing_memory}, {"data loading", lab_data_loading}};
+      {"releasing cached memory", lab_releasing_memory}, {"data loading", lab_data_loading},
+      {"data parallel and ZeRO", lab_data_parallel}};
   const Clock::time_point start = Clock::now();
   std::ostringstream sections;
   for (size_t i = 0; i < experiments.size(); ++i) {

@@ -22,5 +22,7 @@ std::string lab_checkpointing(const LabSetup& setup);
 std::string lab_mixed_precision(const LabSetup& setup);
 std::string lab_releasing_memory(const LabSetup& setup);
 std::string lab_data_loading(const LabSetup& setup);
+// One rank's memory for 1, 2, 4 ranks x ZeRO 0, 1, 2, planned and measured (mpiexec; apps/lab_data_parallel.cpp).
+std::string lab_data_parallel(const LabSetup& setup);
 
 }  // namespace ember::apps

@@ -32,6 +32,7 @@
 #include "optim/adam.h"
 #include "optim/sgd.h"
 #include "tests/support/error_bound.h"
+#include "tests/support/gpu_test_case.h"
 #include "train/data_parallel_optimizer.h"
 #include "train/trainer.h"
 
@@ -82,9 +83,10 @@ struct Setup {
 
 // The weights (as f32) after kSteps steps. With a group, this rank trains on its rows of each
 // batch, from weights seeded differently on each rank (the Trainer broadcasts rank 0's).
-std::vector<Tensor> train_steps(const Setup& s, dist::ProcessGroup* group, int64_t accum) {
+std::vector<Tensor> train_steps(const Setup& s, dist::ProcessGroup* group, int64_t accum, Device device = kCPU) {
   const int ranks = group ? group->size() : 1, rank = group ? group->rank() : 0;
   auto model = make_mlp(7 + static_cast<uint64_t>(rank));
+  model->to(device);
   train::TrainerOptions o;
   o.precision = s.precision;
   o.accum = accum;
@@ -97,10 +99,10 @@ std::vector<Tensor> train_steps(const Setup& s, dist::ProcessGroup* group, int64
   for (int64_t step = 0; step < kSteps; ++step) {
     auto [x, y] = batch_of_step(step, world_batch);
     const int64_t rows = world_batch / ranks;
-    trainer.step(row_view(x, rank * rows, rows), row_view(y, rank * rows, rows));
+    trainer.step(row_view(x, rank * rows, rows).to(device), row_view(y, rank * rows, rows).to(device));
   }
   std::vector<Tensor> weights;
-  for (const Tensor& p : model->parameters()) weights.push_back(p.detach().to(DType::f32));
+  for (const Tensor& p : model->parameters()) weights.push_back(p.detach().to(kCPU, DType::f32));
   return weights;
 }
 
@@ -170,5 +172,25 @@ TEST_CASE("data parallel: ZeRO 1 and 2 take the steps of plain data parallel", "
     for (size_t i = 0; i < plain.size(); ++i) CHECK(zero1[i].to_vector<float>() == plain[i].to_vector<float>());
     s.zero = 2;
     CHECK(excess_difference(train_steps(s, &world, s.accum), plain, stored(s)) == 0.0);
+  }
+}
+
+// On GPUs the gradients travel through NCCL (mpiexec: one GPU per rank; in one process the group
+// of one rank): the same comparisons, each side on the GPU.
+EMBER_CUDA_TEST_CASE("data parallel on GPUs: N ranks take one process's steps, ZeRO 1 plain data parallel's",
+                     "[data_parallel]") {
+  dist::ProcessGroup& world = dist::world();
+  const Device gpu(DeviceType::cuda, world.local_rank());
+  for (Setup s : setups()) {
+    const int64_t reference_accum = s.precision == train::Precision::fp16 ? s.accum * world.size() : s.accum;
+    const std::vector<Tensor> one_process = train_steps(s, nullptr, reference_accum, gpu);
+    const std::vector<Tensor> plain = train_steps(s, &world, s.accum, gpu);
+    INFO(world.size() << " ranks on GPUs: " << s.str());
+    CHECK(excess_difference(plain, one_process, stored(s)) == 0.0);
+    s.zero = 1;
+    const std::vector<Tensor> zero1 = train_steps(s, &world, s.accum, gpu);
+    for (size_t i = 0; i < plain.size(); ++i) CHECK(zero1[i].to_vector<float>() == plain[i].to_vector<float>());
+    s.zero = 2;
+    CHECK(excess_difference(train_steps(s, &world, s.accum, gpu), plain, stored(s)) == 0.0);
   }
 }

@@ -13,7 +13,8 @@
 // It includes the public API a program trains with: tensors and their factories, the GPU check
 // and the CPU threads, the differentiable ops and losses, grad mode, the layers, nn::init, the
 // optimizers and schedules, the Trainer, a whole run (train::fit), the planner and the memory
-// budget fit (train/plan/), the data readers and loader, weights files and the memory report. Lower-level headers
+// budget fit (train/plan/), the process group of a data-parallel job (dist/world.h), the data
+// readers and loader, weights files and the memory report. Lower-level headers
 // (kernels/ops.h, the allocators) stay separate. Installed as include/ember/ember/ember.h,
 // found through the include directory include/ember like every other header.
 
@@ -66,6 +67,9 @@
 #include "train/trainer.h"
 #include "train/training_checkpoint.h"
 #include "train/weights_file.h"
+
+// several processes: the launcher's process group (mpirun), which TrainerOptions::data_parallel names
+#include "dist/world.h"
 
 // data and weights files
 #include "data/data_loader.h"

@@ -32,7 +32,9 @@ bench() {  # ranks threads batch [flags...]: the job's images/s
     --steps "$(steps_for "$model")" --warmup 5 --json "$@" | field images_per_s
 }
 
+# EMBER_DIST_TIMEOUT turns every blocking collective into a polled nonblocking one: say which ran.
 echo "$(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores, OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset}," \
+  "EMBER_DIST_TIMEOUT=${EMBER_DIST_TIMEOUT:-unset}," \
   "global batch 64, $REPEATS runs each, interleaved, medians, $(date -u +%F)"
 printf '%-9s %12s %12s %12s %12s %10s %12s %12s\n' model "1x2 img/s" "2x1 img/s" "2x1 no-ovl" "compute 1x1" "2x1/1x2" \
   "comm ms/st" "hidden %"

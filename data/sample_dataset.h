@@ -21,12 +21,18 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <utility>
 
 #include "core/tensor.h"
 
 namespace ember::data {
 
 struct Sample {
+  Sample() = default;
+  // `return {image, label};` as a classifier's get() writes it, without -Wextra's missing-initializer warning.
+  Sample(Tensor image_, int64_t label_, Tensor target_ = Tensor())
+      : image(std::move(image_)), label(label_), target(std::move(target_)) {}
+
   Tensor image;       // one sample's input, e.g. [C, H, W] f32 on the CPU
   int64_t label = 0;  // its class, >= 0
   Tensor target;      // optional: what a regression predicts (f32 on the CPU, one shape for every sample);

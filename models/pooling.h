@@ -31,38 +31,38 @@ struct Pool2dOptions {
 using MaxPool2dOptions = Pool2dOptions;
 using AvgPool2dOptions = Pool2dOptions;
 
-class MaxPool2d : public Module {
+// What MaxPool2d and AvgPool2d share: the options, the three ways to give them, and how they print.
+class Pool2d : public Module {
  public:
-  explicit MaxPool2d(const Pool2dOptions& options);
-  explicit MaxPool2d(Size2 kernel_size) : MaxPool2d(Pool2dOptions(kernel_size)) {}
-  MaxPool2d(Size2 kernel_size, Size2 stride, Size2 padding = 0)
-      : MaxPool2d(Pool2dOptions(kernel_size).stride(stride).padding(padding)) {}
-  const char* name() const override { return "MaxPool2d"; }
+  explicit Pool2d(const Pool2dOptions& options) : options_(options) {}
+  explicit Pool2d(Size2 kernel_size) : Pool2d(Pool2dOptions(kernel_size)) {}
+  Pool2d(Size2 kernel_size, Size2 stride, Size2 padding = 0)
+      : Pool2d(Pool2dOptions(kernel_size).stride(stride).padding(padding)) {}
   const Pool2dOptions& options() const { return options_; }
 
  protected:
-  Tensor forward_impl(const Tensor& x) override;
   std::string extra_str() const override;
 
  private:
   Pool2dOptions options_;
 };
 
-class AvgPool2d : public Module {
+class MaxPool2d : public Pool2d {
  public:
-  explicit AvgPool2d(const Pool2dOptions& options);
-  explicit AvgPool2d(Size2 kernel_size) : AvgPool2d(Pool2dOptions(kernel_size)) {}
-  AvgPool2d(Size2 kernel_size, Size2 stride, Size2 padding = 0)
-      : AvgPool2d(Pool2dOptions(kernel_size).stride(stride).padding(padding)) {}
-  const char* name() const override { return "AvgPool2d"; }
-  const Pool2dOptions& options() const { return options_; }
+  using Pool2d::Pool2d;
+  const char* name() const override { return "MaxPool2d"; }
 
  protected:
   Tensor forward_impl(const Tensor& x) override;
-  std::string extra_str() const override;
+};
 
- private:
-  Pool2dOptions options_;
+class AvgPool2d : public Pool2d {
+ public:
+  using Pool2d::Pool2d;
+  const char* name() const override { return "AvgPool2d"; }
+
+ protected:
+  Tensor forward_impl(const Tensor& x) override;
 };
 
 // Average pooling to a fixed output size; only 1x1 (global average pooling) is supported.

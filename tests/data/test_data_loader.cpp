@@ -190,8 +190,8 @@ TEST_CASE("random crop and flip match a reference and are deterministic per stat
       }
   }
   if (pad == 2) {  // 64 draws reach every offset (odds of missing one ~ 5 * 0.8^64)
-    CHECK(tops.size() == 2 * pad + 1);
-    CHECK(lefts.size() == 2 * pad + 1);
+    CHECK(static_cast<int64_t>(tops.size()) == 2 * pad + 1);
+    CHECK(static_cast<int64_t>(lefts.size()) == 2 * pad + 1);
   }
   CHECK(flips > 10);
   CHECK(flips < 54);

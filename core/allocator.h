@@ -22,7 +22,7 @@ enum class MemoryCategory : uint8_t {
   parameter,
   gradient,
   optimizer_state,
-  master_weights,  // fp32 copies of fp16 parameters under mixed precision (train/master_weights.h)
+  master_weights,  // fp32 copies of fp16 parameters (train/mixed_precision_optimizer.h), and ZeRO's fp32 shards
   activation,  // outputs of forward ops, saved for backward
   temporary,   // everything short-lived: backward intermediates, casts, scratch
   workspace,   // library scratch (cuDNN, cuBLAS)

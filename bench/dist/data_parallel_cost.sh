@@ -11,6 +11,8 @@
 #
 #   bench/dist/data_parallel_cost.sh                      # lenet5 convnet resnet20, 3 repeats
 #   REPEATS=5 MODELS=convnet bench/dist/data_parallel_cost.sh
+#   BUCKET=256KiB bench/dist/data_parallel_cost.sh        # the 2-rank runs' --bucket-size (default 25MiB:
+#                                                         # every zoo model is one bucket, so nothing overlaps)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
@@ -18,6 +20,7 @@ EMBER=${EMBER:-$BUILD/apps/ember}
 REPEATS=${REPEATS:-3}
 MODELS=${MODELS:-"lenet5 convnet resnet20"}
 MPIEXEC=${MPIEXEC:-mpiexec}
+BUCKET=${BUCKET:-25MiB}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_hwloc_base_binding_policy=none
 source bench/median.sh
 
@@ -35,15 +38,15 @@ bench() {  # ranks threads batch [flags...]: the job's images/s
 # EMBER_DIST_TIMEOUT turns every blocking collective into a polled nonblocking one: say which ran.
 echo "$(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores, OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset}," \
   "EMBER_DIST_TIMEOUT=${EMBER_DIST_TIMEOUT:-unset}," \
-  "global batch 64, $REPEATS runs each, interleaved, medians, $(date -u +%F)"
+  "global batch 64, buckets of $BUCKET, $REPEATS runs each, interleaved, medians, $(date -u +%F)"
 printf '%-9s %12s %12s %12s %12s %10s %12s %12s\n' model "1x2 img/s" "2x1 img/s" "2x1 no-ovl" "compute 1x1" "2x1/1x2" \
   "comm ms/st" "hidden %"
 for model in $MODELS; do
   one=() two=() plain=() alone=()
   for _ in $(seq "$REPEATS"); do
     one+=("$(bench 1 2 64 "$model")")
-    two+=("$(bench 2 1 32 "$model")")
-    plain+=("$(bench 2 1 32 "$model" --no-overlap)")
+    two+=("$(bench 2 1 32 "$model" --bucket-size "$BUCKET")")
+    plain+=("$(bench 2 1 32 "$model" --bucket-size "$BUCKET" --no-overlap)")
     alone+=("$(bench 1 1 32 "$model")")
   done
   o=$(printf '%s\n' "${one[@]}" | median) t=$(printf '%s\n' "${two[@]}" | median)

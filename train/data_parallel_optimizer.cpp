@@ -53,7 +53,7 @@ DataParallelOptimizer::DataParallelOptimizer(std::vector<Tensor> params, Precisi
 
   NoGradGuard no_grad;
   if (steps_params_) {
-    inner_ = make_inner(params_);
+    inner_ = make_checked_optimizer(make_inner, params_, "DataParallelOptimizer");
   } else {
     std::vector<Tensor> masters;
     CategoryScope scope(MemoryCategory::master_weights);
@@ -69,9 +69,8 @@ DataParallelOptimizer::DataParallelOptimizer(std::vector<Tensor> params, Precisi
       buckets_[b].master = master.requires_grad_(true);
       masters.push_back(master);
     }
-    inner_ = make_inner(masters);
+    inner_ = make_checked_optimizer(make_inner, masters, "DataParallelOptimizer");
   }
-  EMBER_CHECK(inner_ != nullptr, "DataParallelOptimizer: the optimizer factory returned null");
   {
     CategoryScope scope(MemoryCategory::optimizer_state);
     found_inf_ = zeros({1}, TensorOptions().dtype(DType::f32).device(device));

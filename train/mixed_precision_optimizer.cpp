@@ -34,8 +34,7 @@ MixedPrecisionOptimizer::MixedPrecisionOptimizer(std::vector<Tensor> params, con
                                                                            << ", parameter 0 on " << device);
     masters_.push_back(fp32_master_of(p));
   }
-  inner_ = make_inner(masters_);
-  EMBER_CHECK(inner_ != nullptr, "MixedPrecisionOptimizer: the optimizer factory returned null");
+  inner_ = make_checked_optimizer(make_inner, masters_, "MixedPrecisionOptimizer");
   CategoryScope scope(MemoryCategory::optimizer_state);
   found_inf_ = zeros({1}, TensorOptions().dtype(DType::f32).device(device));
 }

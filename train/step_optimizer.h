@@ -31,6 +31,13 @@ const char* precision_name(Precision precision);
 // Builds an optimizer over the parameters it is given (the model's, or the fp32 masters).
 using OptimizerFactory = std::function<std::unique_ptr<optim::Optimizer>(std::vector<Tensor> params)>;
 
+// make_optimizer(params), refused unless the optimizer steps exactly the tensors it was given:
+// a factory that captures the model and builds over model->parameters() would, under fp16 or
+// ZeRO (which give it fp32 masters or this rank's shards), step tensors nothing reads. `who`
+// names the caller in the error.
+std::unique_ptr<optim::Optimizer> make_checked_optimizer(const OptimizerFactory& make_optimizer,
+                                                         const std::vector<Tensor>& params, const char* who);
+
 class StepOptimizer {
  public:
   virtual ~StepOptimizer() = default;

@@ -113,3 +113,25 @@ TEST_CASE("MixedPrecisionOptimizer: an injected inf skips the step, halves the s
   opt.unscale_gradients();
   CHECK(opt.step());
 }
+
+// A factory that captures the model and builds over its parameters would step f16 weights (or,
+// under ZeRO, the whole model on every rank) that the masters then overwrite: refused.
+TEST_CASE("an optimizer factory that ignores the tensors it is given is refused, under fp32 and fp16",
+          "[mixed_precision]") {
+  Tensor w = from_vector<float>({0.5f, -1.25f}, Shape{2}).requires_grad_();
+  const train::OptimizerFactory model_params = [&](std::vector<Tensor>) -> std::unique_ptr<optim::Optimizer> {
+    return std::make_unique<optim::SGD>(std::vector<Tensor>{w}, optim::SgdOptions(0.1));
+  };
+  // fp32: the model's parameters are what it is given, so the same factory is right there.
+  CHECK_NOTHROW(train::make_step_optimizer(train::Precision::fp32, {w}, model_params));
+  Tensor h = w.detach().to(kFloat16).requires_grad_();
+  const train::OptimizerFactory f16_params = [&](std::vector<Tensor>) -> std::unique_ptr<optim::Optimizer> {
+    return std::make_unique<optim::SGD>(std::vector<Tensor>{h}, optim::SgdOptions(0.1));
+  };
+  test::expect_error_contains([&] { train::MixedPrecisionOptimizer opt({h}, f16_params); },
+                           {"MixedPrecisionOptimizer: the optimizer factory was given 1 tensors", "1 of them not among",
+                            "not over the model's parameters"});
+  const train::OptimizerFactory none = [](std::vector<Tensor>) -> std::unique_ptr<optim::Optimizer> { return nullptr; };
+  test::expect_error_contains([&] { train::make_step_optimizer(train::Precision::fp32, {w}, none); },
+                           {"StepOptimizer: the optimizer factory returned null"});
+}

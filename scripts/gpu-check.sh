@@ -66,7 +66,7 @@ source "$parts/build.sh"
 # about twice them. The caps add up to less than the 440 s budget.
 if [ "$mode" = main ]; then
   source "$parts/main-steps.sh"
-  build_targets=(ember_tests ember_cli)
+  build_targets=(ember_tests ember_cli ember_data_parallel_tests)
   plan_step env               5  15 step_env
   plan_step configure        10  40 step_configure
   plan_step build            50 100 step_build

@@ -17,27 +17,30 @@ sanitizer_cases="[cuda][transfer],[cuda][data],[cuda][streams],[cuda][module],[c
 bench_models=(mlp lenet5 convnet resnet20)  # models::model_names()
 
 tests_bin() { echo "$build/tests/ember_tests"; }
+# Data-parallel training on the GPU in one process: a process group of one rank, so the buckets,
+# ZeRO's shards and the fp16 path run on CUDA tensors (NCCL's own cases need two GPUs and MPI).
+data_parallel_bin() { echo "$build/tests/data_parallel/ember_data_parallel_tests"; }
 
-# list_cases SPEC: the names of the test cases SPEC selects (a GPU is not needed to list).
-list_cases() { "$(tests_bin)" --list-test-names-only "$1" 2>/dev/null | grep -v '^$'; }
+# list_cases SPEC [BINARY]: the names of the test cases SPEC selects (a GPU is not needed to list).
+list_cases() { "${2:-$(tests_bin)}" --list-test-names-only "$1" 2>/dev/null | grep -v '^$'; }
 
 # catch_summary LOG: Catch2's closing line, shortened.
 catch_summary() {
   grep -E '^All tests passed|^test cases:' "$1" | tail -1 | sed 's/  */ /g'
 }
 
-# run_cases SPEC: runs the cases SPEC selects in one process, each case's time in the log.
+# run_cases SPEC [BINARY]: runs the cases SPEC selects in one process, each case's time in the log.
 run_cases() {
-  local spec=$1
+  local spec=$1 bin=${2:-$(tests_bin)}
   if [ "$have_gpu" -eq 0 ]; then
     local n
-    n=$(list_cases "$spec" | wc -l)
+    n=$(list_cases "$spec" "$bin" | wc -l)
     RESULT="dry run: $n case(s) would run"
-    list_cases "$spec" >>"$log"
+    list_cases "$spec" "$bin" >>"$log"
     [ "$n" -gt 0 ]
     return
   fi
-  capped "$(tests_bin)" "$spec" -w NoTests -d yes >>"$log" 2>&1
+  capped "$bin" "$spec" -w NoTests -d yes >>"$log" 2>&1
   local rc=$?
   RESULT="$(catch_summary "$log")"
   if grep -q '^no GPU: ' "$log"; then
@@ -47,7 +50,14 @@ run_cases() {
   return "$rc"
 }
 
-step_cuda_tests() { run_cases "$cuda_cases"; }
+step_cuda_tests() {
+  run_cases "$cuda_cases" || return
+  local tests_result=$RESULT
+  run_cases "[cuda]" "$(data_parallel_bin)"
+  local rc=$?
+  RESULT="$tests_result; data parallel: $RESULT"
+  return "$rc"
+}
 step_vendor_contract() { run_cases "$vendor_contract"; }
 
 step_sanitizer() {

@@ -16,6 +16,18 @@ namespace {
 
 Shape conv_output_shape(const Conv2dGeometry& g) { return Shape{g.batch, g.out_channels, g.out_h, g.out_w}; }
 
+// What max_pool2d and avg_pool2d check and allocate before their kernels: x, the windows, y.
+struct PoolOutput {
+  Conv2dGeometry g;
+  Tensor y;
+};
+PoolOutput pool_output(const Tensor& x, const Pool2dArgs& args, const char* op) {
+  check_defined(x, op, "x");
+  check_floating(x, op);
+  const Conv2dGeometry g = pool2d_geometry(x.shape(), args, op);
+  return {g, empty(conv_output_shape(g), TensorOptions(x.dtype()).device(x.device()))};
+}
+
 void check_grad_shape(const Tensor& dy, const Shape& expected, const char* op) {
   check_defined(dy, op, "dy");
   EMBER_CHECK(dy.shape() == expected, op << ": gradient " << dy.shape() << " does not match the output shape "
@@ -91,13 +103,10 @@ Tensor conv2d_backward_bias(const Tensor& dy) {
 }
 
 Tensor max_pool2d(const Tensor& x, const Pool2dArgs& args) {
-  check_defined(x, "max_pool2d", "x");
-  check_floating(x, "max_pool2d");
-  const Conv2dGeometry g = pool2d_geometry(x.shape(), args, "max_pool2d");
   OpNameScope scope("max_pool2d");
-  Tensor y = empty(conv_output_shape(g), TensorOptions(x.dtype()).device(x.device()));
-  if (y.numel() > 0) EMBER_BACKEND(x.device(), max_pool2d, x, g, y);
-  return y;
+  const PoolOutput out = pool_output(x, args, "max_pool2d");
+  if (out.y.numel() > 0) EMBER_BACKEND(x.device(), max_pool2d, x, out.g, out.y);
+  return out.y;
 }
 
 Tensor max_pool2d_backward(const Tensor& dy, const Tensor& x, const Pool2dArgs& args) {
@@ -113,13 +122,10 @@ Tensor max_pool2d_backward(const Tensor& dy, const Tensor& x, const Pool2dArgs& 
 }
 
 Tensor avg_pool2d(const Tensor& x, const Pool2dArgs& args) {
-  check_defined(x, "avg_pool2d", "x");
-  check_floating(x, "avg_pool2d");
-  const Conv2dGeometry g = pool2d_geometry(x.shape(), args, "avg_pool2d");
   OpNameScope scope("avg_pool2d");
-  Tensor y = empty(conv_output_shape(g), TensorOptions(x.dtype()).device(x.device()));
-  if (y.numel() > 0) EMBER_BACKEND(x.device(), avg_pool2d, x, g, args.count_include_pad, y);
-  return y;
+  const PoolOutput out = pool_output(x, args, "avg_pool2d");
+  if (out.y.numel() > 0) EMBER_BACKEND(x.device(), avg_pool2d, x, out.g, args.count_include_pad, out.y);
+  return out.y;
 }
 
 Tensor avg_pool2d_backward(const Tensor& dy, const Shape& x_shape, const Pool2dArgs& args) {

@@ -1,0 +1,44 @@
+// ember's GEMM with AVX2 + FMA (8 floats per vector, 16 registers): a 4 x 24 tile of C in 12
+// accumulators; per step of the sum, 3 vector loads of B, 4 broadcasts of A, 12 multiply-adds.
+// Compiled with -mavx2 -mfma -mno-avx512f (kernels/CMakeLists.txt), so it is the code an
+// AVX2-only machine runs even when built on an AVX-512 one; called only when cpu_isa() is avx2.
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "kernels/cpu/gemm_kernels.h"
+
+namespace ember::kernels::cpu {
+namespace {
+
+struct Vec {
+  using T = float;
+  using reg = __m256;
+  static constexpr int kLanes = 8;
+  static reg zero() { return _mm256_setzero_ps(); }
+  static reg load(const float* p) { return _mm256_loadu_ps(p); }
+  static reg broadcast(const float* p) { return _mm256_broadcast_ss(p); }
+  static reg fma(reg a, reg b, reg c) { return _mm256_fmadd_ps(a, b, c); }
+  static reg add(reg a, reg b) { return _mm256_add_ps(a, b); }
+  static void store(float* p, reg v) { _mm256_storeu_ps(p, v); }
+};
+
+}  // namespace
+
+#include "kernels/cpu/gemm_kernels.inc"
+
+namespace {
+using Kernels = GemmKernels<Vec, 4, 3, 256, 256, 3072>;
+}  // namespace
+
+GemmBlocking gemm_blocking_avx2() { return Kernels::blocking(); }
+void gemm_avx2(const GemmProblem<float>& g) { Kernels::run(g); }
+void gemm_pack_a_avx2(int64_t m, int64_t k, const float* a, int64_t lda, bool transpose_a, float* dst) {
+  Kernels::pack_a_whole(m, k, a, lda, transpose_a, dst);
+}
+double fma_probe_avx2(int64_t iterations) { return fma_probe<Vec>(iterations); }
+
+}  // namespace ember::kernels::cpu

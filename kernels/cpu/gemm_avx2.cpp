@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <type_traits>
 
 #include "kernels/cpu/gemm_kernels.h"
 
@@ -24,6 +25,11 @@ struct Vec {
   static reg fma(reg a, reg b, reg c) { return _mm256_fmadd_ps(a, b, c); }
   static reg add(reg a, reg b) { return _mm256_add_ps(a, b); }
   static void store(float* p, reg v) { _mm256_storeu_ps(p, v); }
+  static __m256i mask(int64_t lanes) {
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(lanes)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  }
+  static reg load_part(const float* p, int64_t lanes) { return _mm256_maskload_ps(p, mask(lanes)); }
+  static void store_part(float* p, reg v, int64_t lanes) { _mm256_maskstore_ps(p, mask(lanes), v); }
 };
 
 }  // namespace

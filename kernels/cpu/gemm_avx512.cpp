@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <type_traits>
 
 #include "kernels/cpu/gemm_kernels.h"
 
@@ -23,6 +24,9 @@ struct Vec {
   static reg fma(reg a, reg b, reg c) { return _mm512_fmadd_ps(a, b, c); }
   static reg add(reg a, reg b) { return _mm512_add_ps(a, b); }
   static void store(float* p, reg v) { _mm512_storeu_ps(p, v); }
+  static __mmask16 mask(int64_t lanes) { return static_cast<__mmask16>((1u << lanes) - 1u); }
+  static reg load_part(const float* p, int64_t lanes) { return _mm512_maskz_loadu_ps(mask(lanes), p); }
+  static void store_part(float* p, reg v, int64_t lanes) { _mm512_mask_storeu_ps(p, mask(lanes), v); }
 };
 
 }  // namespace

@@ -8,6 +8,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <type_traits>
+#ifdef __AVX__
+#include <immintrin.h>  // the 8 x 8 transposes of packing, where the build targets AVX
+#endif
 
 // Vectors passed by value between functions that all inline: no ABI is crossed.
 #if defined(__GNUC__) && !defined(__clang__)
@@ -32,6 +36,12 @@ struct PortableVec {
   static reg fma(reg a, reg b, reg c) { return a * b + c; }
   static reg add(reg a, reg b) { return a + b; }
   static void store(T* p, reg v) { std::memcpy(p, &v, sizeof v); }
+  static reg load_part(const T* p, int64_t lanes) {
+    reg v{};
+    std::memcpy(&v, p, static_cast<size_t>(lanes) * sizeof(T));
+    return v;
+  }
+  static void store_part(T* p, reg v, int64_t lanes) { std::memcpy(p, &v, static_cast<size_t>(lanes) * sizeof(T)); }
 };
 
 }  // namespace

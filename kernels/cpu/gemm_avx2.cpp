@@ -1,5 +1,7 @@
-// ember's GEMM with AVX2 + FMA (8 floats per vector, 16 registers): a 4 x 24 tile of C in 12
-// accumulators; per step of the sum, 3 vector loads of B, 4 broadcasts of A, 12 multiply-adds.
+// ember's GEMM with AVX2 + FMA (8 floats per vector, 16 registers): a 6 x 16 tile of C in 12
+// accumulators; per step of the sum, 2 vector loads of B, 6 broadcasts of A, 12 multiply-adds.
+// (A 4 x 24 tile, also 12 accumulators, needs all 16 registers at once and ran at 69% of the
+// peak against this one's 92%: bench_gemm, docs/kernels.md.)
 // Compiled with -mavx2 -mfma -mno-avx512f (kernels/CMakeLists.txt), so it is the code an
 // AVX2-only machine runs even when built on an AVX-512 one; called only when cpu_isa() is avx2.
 #include <immintrin.h>
@@ -37,7 +39,7 @@ struct Vec {
 #include "kernels/cpu/gemm_kernels.inc"
 
 namespace {
-using Kernels = GemmKernels<Vec, 4, 3, 256, 256, 3072>;
+using Kernels = GemmKernels<Vec, 6, 2, 256, 240, 3072>;
 }  // namespace
 
 GemmBlocking gemm_blocking_avx2() { return Kernels::blocking(); }

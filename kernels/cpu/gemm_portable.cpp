@@ -36,6 +36,11 @@ struct PortableVec {
   static reg fma(reg a, reg b, reg c) { return a * b + c; }
   static reg add(reg a, reg b) { return a + b; }
   static void store(T* p, reg v) { std::memcpy(p, &v, sizeof v); }
+  static T sum(reg v) {
+    T s = T(0);
+    for (int l = 0; l < kLanes; ++l) s += v[l];
+    return s;
+  }
   static reg load_part(const T* p, int64_t lanes) {
     reg v{};
     std::memcpy(&v, p, static_cast<size_t>(lanes) * sizeof(T));

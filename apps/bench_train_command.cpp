@@ -14,6 +14,8 @@
 #include "apps/zoo_workload.h"
 #include "core/cuda_runtime.h"
 #include "kernels/cpu/cpu_isa.h"
+#include "kernels/cpu/fp32_peak.h"
+#include "kernels/cpu/gemm.h"
 #include "kernels/providers.h"
 #include "memory/scopes.h"
 #include "memory/memory.h"
@@ -63,12 +65,18 @@ nlohmann::ordered_json bench_train_command(const BenchTrainOptions& options, std
   cuda::synchronize();
   if (ranks.group) ranks.group->barrier();  // every rank's timed steps start together
   reset_peak_stats(device);
+  const int64_t flops_before = kernels::cpu::cpu_product_flops();
   const Clock::time_point t0 = Clock::now();
   for (int i = 0; i < options.steps; ++i) step(i);
   cuda::synchronize();  // GPU work is asynchronous: time it to its end
   if (ranks.group) ranks.group->barrier();
   const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   const double rate = static_cast<double>(o.batch) * ranks.ranks * options.steps / seconds;  // the job's images
+  // This process's CPU products (GEMMs and direct convolutions; the flops each algorithm actually
+  // does, so Winograd's saving does not count as speed) over the whole step's time, against this
+  // CPU's peak measured after the steps on as many threads. Under mpirun: rank 0's.
+  const double cpu_gflops = static_cast<double>(kernels::cpu::cpu_product_flops() - flops_before) / seconds * 1e-9;
+  const double cpu_peak = device.is_cpu() ? kernels::cpu::measured_fp32_peak_gflops(o.threads) : 0.0;
   const MemoryStats stats = memory_stats(device);
   nlohmann::ordered_json by_category;
   for (int c = 0; c < kNumMemoryCategories; ++c)
@@ -94,6 +102,10 @@ nlohmann::ordered_json bench_train_command(const BenchTrainOptions& options, std
       {"peak_bytes", stats.allocated_bytes.peak},
       {"peak_reserved_bytes", stats.reserved_bytes.peak},
       {"peak_bytes_by_category", by_category}};
+  if (device.is_cpu()) {
+    result["cpu_gflops"] = std::round(cpu_gflops * 10.0) / 10.0;
+    result["cpu_peak_gflops"] = std::round(cpu_peak * 10.0) / 10.0;
+  }
   memory_session.finish(result);
   if (budget_fit) {
     result["memory_budget_bytes"] = budget_fit->budget;
@@ -121,8 +133,12 @@ nlohmann::ordered_json bench_train_command(const BenchTrainOptions& options, std
   if (budget_fit) out << "  " << chosen_line(*budget_fit, o.batch) << "\n";
   out
       << "  speed            " << result["ms_per_step"].get<double>() << " ms/step, " << result["images_per_s"].get<double>()
-      << " images/s\n"
-      << "  peak             " << format_bytes(stats.allocated_bytes.peak) << " allocated, "
+      << " images/s\n";
+  if (device.is_cpu())
+    out << "  compute          " << result["cpu_gflops"].get<double>() << " GFLOP/s in the CPU's products, "
+        << std::round(cpu_gflops / cpu_peak * 1000.0) / 10.0 << "% of the fp32 peak measured on " << o.threads
+        << " threads (" << result["cpu_peak_gflops"].get<double>() << " GFLOP/s)\n";
+  out << "  peak             " << format_bytes(stats.allocated_bytes.peak) << " allocated, "
       << format_bytes(stats.reserved_bytes.peak) << " reserved\n";
   for (int c = 0; c < kNumMemoryCategories; ++c) {
     const int64_t peak = stats.by_category[static_cast<size_t>(c)].peak;

@@ -32,6 +32,19 @@ CpuConvAlgorithm cpu_conv_from_env() {
   EMBER_THROW("EMBER_CPU_CONV='" << v << "': expected auto, im2col, winograd or direct");
 }
 
+void check_available(CpuGemmProvider provider, const char* source) {
+  EMBER_CHECK(cpu_gemm_provider_available(provider),
+              source << "openblas, but this build has no OpenBLAS (EMBER_USE_BLAS=OFF, or none was found): only ember");
+}
+
+CpuGemmProvider cpu_gemm_from_env() {
+  const char* v = std::getenv("EMBER_CPU_GEMM");
+  if (v == nullptr || std::string(v) == "ember") return CpuGemmProvider::ember;
+  EMBER_CHECK(std::string(v) == "openblas", "EMBER_CPU_GEMM='" << v << "': expected ember or openblas");
+  check_available(CpuGemmProvider::openblas, "EMBER_CPU_GEMM asks for ");
+  return CpuGemmProvider::openblas;
+}
+
 std::atomic<GemmProvider>& gemm_slot() {
   static std::atomic<GemmProvider> slot{gemm_from_env()};
   return slot;
@@ -46,6 +59,11 @@ std::atomic<CpuConvAlgorithm>& cpu_conv_slot() {
   return slot;
 }
 
+std::atomic<CpuGemmProvider>& cpu_gemm_slot() {
+  static std::atomic<CpuGemmProvider> slot{cpu_gemm_from_env()};
+  return slot;
+}
+
 }  // namespace
 
 GemmProvider gemm_provider() { return gemm_slot().load(); }
@@ -54,6 +72,20 @@ ConvProvider conv_provider() { return conv_slot().load(); }
 void set_conv_provider(ConvProvider provider) { conv_slot().store(provider); }
 CpuConvAlgorithm cpu_conv_algorithm() { return cpu_conv_slot().load(); }
 void set_cpu_conv_algorithm(CpuConvAlgorithm algorithm) { cpu_conv_slot().store(algorithm); }
+bool cpu_gemm_provider_available(CpuGemmProvider provider) {
+#ifdef EMBER_HAVE_OPENBLAS
+  (void)provider;
+  return true;
+#else
+  return provider == CpuGemmProvider::ember;
+#endif
+}
+CpuGemmProvider cpu_gemm_provider() { return cpu_gemm_slot().load(); }
+void set_cpu_gemm_provider(CpuGemmProvider provider) {
+  check_available(provider, "set_cpu_gemm_provider asks for ");
+  cpu_gemm_slot().store(provider);
+}
+const char* cpu_gemm_provider_name(CpuGemmProvider p) { return p == CpuGemmProvider::ember ? "ember" : "openblas"; }
 const char* cpu_conv_algorithm_name(CpuConvAlgorithm a) {
   switch (a) {
     case CpuConvAlgorithm::automatic: return "auto";

@@ -19,6 +19,15 @@
 //   winograd  Winograd wherever it applies (any channel count), im2col elsewhere
 //   direct    the direct convolution wherever it applies (stride 1, f32, AVX2 or AVX-512;
 //             forward and weight gradient), im2col elsewhere
+//
+// The CPU's matrix products (matmul, linear, the convolutions' GEMMs: kernels/cpu/gemm.h) have
+// two providers, as the GPU's have:
+//
+//   EMBER_CPU_GEMM=ember|openblas                                (environment, read once)
+//   { ember::kernels::CpuGemmScope reference(CpuGemmProvider::openblas); ... }   (code)
+//
+//   ember     ember's own packed GEMM, the default
+//   openblas  OpenBLAS (through Eigen), the reference; only in a build with OpenBLAS
 namespace ember::kernels {
 
 enum class GemmProvider { custom, cublas };
@@ -36,6 +45,14 @@ CpuConvAlgorithm cpu_conv_algorithm();
 void set_cpu_conv_algorithm(CpuConvAlgorithm algorithm);
 const char* cpu_conv_algorithm_name(CpuConvAlgorithm algorithm);
 
+enum class CpuGemmProvider { ember, openblas };
+CpuGemmProvider cpu_gemm_provider();
+// Whether this build has the provider: openblas only where OpenBLAS was found (EMBER_USE_BLAS).
+bool cpu_gemm_provider_available(CpuGemmProvider provider);
+// Throws for a provider this build lacks.
+void set_cpu_gemm_provider(CpuGemmProvider provider);
+const char* cpu_gemm_provider_name(CpuGemmProvider provider);
+
 // Selects a CPU convolution algorithm for one scope and restores the previous one.
 class CpuConvScope {
  public:
@@ -48,6 +65,18 @@ class CpuConvScope {
 
  private:
   CpuConvAlgorithm previous_;
+};
+
+// Selects the CPU's GEMM provider for one scope and restores the previous one.
+class CpuGemmScope {
+ public:
+  explicit CpuGemmScope(CpuGemmProvider provider) : previous_(cpu_gemm_provider()) { set_cpu_gemm_provider(provider); }
+  ~CpuGemmScope() { set_cpu_gemm_provider(previous_); }
+  CpuGemmScope(const CpuGemmScope&) = delete;
+  CpuGemmScope& operator=(const CpuGemmScope&) = delete;
+
+ private:
+  CpuGemmProvider previous_;
 };
 
 // Selects both providers for one scope and restores the previous ones:

@@ -5,10 +5,12 @@
 #   scripts/test-kernel-variants.sh [build]   # an existing build folder (default: build/)
 #
 # Two more runs of ctest over the build (CUDA cases skip without a GPU):
-#   blas   OpenBLAS on other kernels: OPENBLAS_CORETYPE=Haswell (AVX2, what some CI machines set),
-#          or, where the environment already says Haswell, the kernels OpenBLAS would choose for a
-#          CPU of this one's widest vectors (SkylakeX with AVX-512, else Sandybridge's AVX). Other
-#          summation orders inside every matmul and im2col convolution.
+#   blas   EMBER_CPU_GEMM=openblas, the reference provider, on other kernels than the main
+#          stage's: OPENBLAS_CORETYPE=Haswell (AVX2, what some CI machines set), or, where the
+#          environment already says Haswell, the kernels OpenBLAS would choose for a CPU of this
+#          one's widest vectors (SkylakeX with AVX-512, else Sandybridge's AVX). Other summation
+#          orders inside every matmul, linear and convolution. Only the op-contract and kernel
+#          tests (the rest reach the GEMM through them), so it costs a minute, not a suite.
 #   isa    EMBER_CPU_ISA=avx2: ember's own run-time dispatched kernels take their AVX2 paths, as on
 #          a machine without AVX-512 (skipped, saying so, on a CPU without AVX2).
 # The environment's own settings are left as they are for everything else: each run sets one
@@ -33,20 +35,27 @@ else
   blas_core=Sandybridge
 fi
 
+# The tests that reach a matrix product: the op contract on the CPU and the GEMM's, matmul's,
+# linear's and the convolutions' own (ctest names; the layer timings left out below).
+kernel_tests='^(op contract on the cpu|gemm|EMBER_CPU_GEMM|matmul|batched matmul|f16 matmul|linear|conv2d|the direct convolution|Winograd)'
+
 failed=0
 results=()
+# run NAME "VAR=VALUE ..." [ctest arguments]
 run() {
-  local name=$1 setting=$2 t0=$SECONDS rc=0
+  local name=$1 settings=$2 t0=$SECONDS rc=0
+  shift 2
   echo
-  echo "== test-kernel-variants: $name: $setting ctest"
-  env "$setting" ctest --test-dir "$build" -j "$jobs" --output-on-failure --no-tests=error --timeout 600 \
-    ${exclude:+-E "$exclude"} >"$build/ctest-$name.log" 2>&1 || rc=$?
+  echo "== test-kernel-variants: $name: $settings ctest $*"
+  # shellcheck disable=SC2086  # settings is a list of VAR=VALUE words
+  env $settings ctest --test-dir "$build" -j "$jobs" --output-on-failure --no-tests=error --timeout 600 \
+    ${exclude:+-E "$exclude"} "$@" >"$build/ctest-$name.log" 2>&1 || rc=$?
   grep -E 'tests passed|\((Failed|Timeout|SEGFAULT|Subprocess aborted)\)' "$build/ctest-$name.log"
-  results+=("$name ($setting): $((SECONDS - t0)) s: $([ "$rc" = 0 ] && echo passed || echo "FAILED (ctest $rc; $build/ctest-$name.log)")")
+  results+=("$name ($settings): $((SECONDS - t0)) s: $([ "$rc" = 0 ] && echo passed || echo "FAILED (ctest $rc; $build/ctest-$name.log)")")
   [ "$rc" = 0 ] || failed=1
 }
 
-run blas "OPENBLAS_CORETYPE=$blas_core"
+exclude="${exclude:+$exclude|}layer timings" run blas "EMBER_CPU_GEMM=openblas OPENBLAS_CORETYPE=$blas_core" -R "$kernel_tests"
 if grep -qw avx2 /proc/cpuinfo; then
   run isa EMBER_CPU_ISA=avx2
 else

@@ -10,9 +10,10 @@
 #               file is compiled, as CI requires; CUDA tests then skip themselves
 #               without a GPU), build every target (library, tests, benchmarks, the
 #               ember tool), run ctest
-#   variants    scripts/test-kernel-variants.sh on that build: the CPU suite again with
-#               OpenBLAS on other kernels (OPENBLAS_CORETYPE=Haswell, or another where the
-#               environment already says Haswell) and with EMBER_CPU_ISA=avx2, less the four
+#   variants    scripts/test-kernel-variants.sh on that build: the op-contract and kernel
+#               tests under EMBER_CPU_GEMM=openblas on other OpenBLAS kernels
+#               (OPENBLAS_CORETYPE=Haswell, or another where the environment already says
+#               Haswell), and the CPU suite again with EMBER_CPU_ISA=avx2, less the four
 #               longest training runs: a tolerance that only this machine's summation order
 #               meets fails here, not on the next machine
 #   install     scripts/check-install.sh on that build: install it, build examples/ and

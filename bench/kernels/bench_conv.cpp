@@ -4,8 +4,8 @@
 // (-DEMBER_BENCH_PEERS=ON), libtorch's convolution on the same shapes, timed in the same
 // iterations (ours, then libtorch's: interleaved, so drift hits both alike).
 // Counters: GFLOPS (the direct method's 2*N*OC*C*KH*KW*OH*OW flops per second, whatever
-// the algorithm does), peak_frac (of this CPU's fp32 peak, measured at start-up by an FMA
-// loop on as many threads), and with libtorch torch_GFLOPS and ours/torch (above 1: ours
+// the algorithm does), peak_frac (of this CPU's fp32 peak, measured at start-up on as many
+// threads: kernels/cpu/fp32_peak.h), and with libtorch torch_GFLOPS and ours/torch (above 1: ours
 // is faster). Every benchmark runs 3 repetitions and reports their median.
 //
 //   bench_conv                                     # all threads, every layer, pass and algorithm
@@ -22,6 +22,7 @@
 #include "kernels/conv_geometry.h"
 #include "kernels/cpu/conv2d_direct.h"
 #include "kernels/cpu/conv2d_winograd.h"
+#include "kernels/cpu/fp32_peak.h"
 #include "kernels/factories.h"
 #include "kernels/ops.h"
 #include "kernels/providers.h"
@@ -73,29 +74,6 @@ ember::kernels::Conv2dGeometry geometry_of(const Layer& l) {
 double flops_of(const Layer& l) {
   const auto g = geometry_of(l);
   return 2.0 * static_cast<double>(g.batch * g.out_channels * g.col_rows() * g.col_cols());
-}
-
-// This CPU's fp32 multiply-add peak on `threads` threads: independent vector FMAs (the
-// compiler's widest vectors for this machine), 12 accumulators per thread to cover latency.
-double measured_peak_gflops(int threads) {
-  typedef float Vec __attribute__((vector_size(64)));
-  constexpr int kAccumulators = 12, kLanes = 16;
-  constexpr int64_t kIterations = 20'000'000;
-  float sink = 0;
-  const Stopwatch watch;
-#pragma omp parallel num_threads(threads) reduction(+ : sink)
-  {
-    Vec acc[kAccumulators];
-    for (int a = 0; a < kAccumulators; ++a) acc[a] = Vec{} + 1e-3f * static_cast<float>(a + 1);
-    const Vec scale = Vec{} + 0.9999999f, shift = Vec{} + 1e-7f;
-    for (int64_t i = 0; i < kIterations; ++i)
-      for (int a = 0; a < kAccumulators; ++a) acc[a] = acc[a] * scale + shift;
-    for (int a = 0; a < kAccumulators; ++a)
-      for (int l = 0; l < kLanes; ++l) sink += acc[a][l];
-  }
-  const double seconds = watch.seconds();
-  benchmark::DoNotOptimize(sink);
-  return 2.0 * kLanes * kAccumulators * static_cast<double>(kIterations) * threads / seconds * 1e-9;
 }
 
 // One pass of ember's convolution with the algorithm in force.
@@ -157,7 +135,7 @@ void bench_layer(benchmark::State& state, const Layer& l, Pass pass, CpuConvAlgo
 
 void register_benchmarks(const std::vector<int>& thread_counts) {
   for (int threads : thread_counts) {
-    const double peak = measured_peak_gflops(threads);
+    const double peak = ember::kernels::cpu::measured_fp32_peak_gflops(threads);
     std::cout << "fp32 peak on " << threads << " thread(s), measured: " << static_cast<int>(peak) << " GFLOP/s\n";
     for (const Layer& l : kLayers)
       for (Pass pass : {Pass::forward, Pass::input_grad, Pass::weight_grad})

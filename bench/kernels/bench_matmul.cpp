@@ -1,9 +1,10 @@
 // Square fp32 matmul throughput, C[n, n] = A[n, n] B[n, n], through kernels::matmul:
-//   - CPU (Eigen -> OpenBLAS) at each requested OpenMP thread count, n = 256..2048
-//     (4096 on request: it takes seconds per product on 2 cores);
+//   - CPU (kernels/cpu/gemm.h: ember's GEMM, or OpenBLAS under EMBER_CPU_GEMM=openblas) at each
+//     requested OpenMP thread count, n = 256..2048 (4096 on request: seconds per product on 2 cores);
 //   - GPU, when one is present: ours (GemmProvider::custom) and cuBLAS interleaved
 //     in the same iterations, n = 256..4096.
-// Counters: GFLOPS (2 n^3 flops per product, per second), peak_frac (of the fp32 peak),
+// Counters: GFLOPS (2 n^3 flops per product, per second), peak_frac (of the fp32 peak: on the CPU
+// measured at start on as many threads, kernels/cpu/fp32_peak.h, unless EMBER_CPU_PEAK_GFLOPS says),
 // and on the GPU cublas_GFLOPS, cublas_peak_frac and ours/cublas (throughput ratio:
 // above 1 means ours is faster).
 // Every benchmark runs 3 repetitions and reports their median (and mean, stddev).
@@ -25,6 +26,7 @@
 #include "core/cuda_runtime.h"
 #include "core/error.h"
 #include "core/parse_integer.h"
+#include "kernels/cpu/fp32_peak.h"
 #include "kernels/factories.h"
 #include "kernels/ops.h"
 #include "kernels/providers.h"
@@ -35,9 +37,6 @@ using ember::Tensor;
 using ember::kernels::GemmProvider;
 using namespace ember::bench;
 
-// fp32 peak of the 2-core Zen 4 development machine: 2 cores x 32 flops/cycle (two
-// 256-bit FMA pipes) x ~3.6 GHz.
-constexpr double kDefaultCpuPeakGflops = 231.0;
 // H100 SXM fp32 without tensor cores (~67 TFLOP/s).
 constexpr double kDefaultGpuPeakGflops = 67000.0;
 constexpr int64_t kDefaultCpuMaxSize = 2048;
@@ -67,7 +66,7 @@ double flops_of(int64_t n) { return 2.0 * static_cast<double>(n) * static_cast<d
 struct Options {
   std::vector<int> threads;  // OpenMP thread counts for the CPU runs
   int64_t cpu_max_size = kDefaultCpuMaxSize;
-  double cpu_peak_gflops = kDefaultCpuPeakGflops;
+  double cpu_peak_gflops = 0.0;  // 0: measured per thread count
   double gpu_peak_gflops = kDefaultGpuPeakGflops;
 };
 
@@ -76,7 +75,7 @@ Options parse_options(int* argc, char** argv) {
   Options o;
   const char* env_max_size = std::getenv("EMBER_BENCH_CPU_MAX_SIZE");
   if (env_max_size != nullptr && *env_max_size != '\0') o.cpu_max_size = max_size(env_max_size, "EMBER_BENCH_CPU_MAX_SIZE");
-  o.cpu_peak_gflops = env_gflops("EMBER_CPU_PEAK_GFLOPS", kDefaultCpuPeakGflops);
+  o.cpu_peak_gflops = env_gflops("EMBER_CPU_PEAK_GFLOPS", 0.0);
   o.gpu_peak_gflops = env_gflops("EMBER_GPU_PEAK_GFLOPS", kDefaultGpuPeakGflops);
   o.threads = take_flags(argc, argv, [&o](const std::string& arg) {
     if (arg.rfind("--cpu-max-size=", 0) != 0) return false;
@@ -148,7 +147,8 @@ void register_benchmarks(const Options& o) {
   for (int threads : o.threads) {
     auto* bm = register_benchmark(
         "matmul_cpu_f32/omp_threads:" + std::to_string(threads),
-        [threads, peak = o.cpu_peak_gflops](benchmark::State& s) { bench_cpu(s, threads, peak); },
+        [threads, peak = o.cpu_peak_gflops > 0.0 ? o.cpu_peak_gflops : ember::kernels::cpu::measured_fp32_peak_gflops(threads)](
+            benchmark::State& s) { bench_cpu(s, threads, peak); },
         benchmark::kMillisecond);
     for (int64_t n : kSizes)
       if (n <= o.cpu_max_size) bm->Arg(n);

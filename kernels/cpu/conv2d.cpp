@@ -5,25 +5,20 @@
 // gradient) when the CPU has AVX2 or AVX-512; everything else runs im2col + GEMM, whose
 // policy is:
 //   - im2col per image into a per-thread column buffer [C*KH*KW, OH*OW], then one
-//     GEMM per image through Eigen maps (EIGEN_USE_BLAS: an OpenBLAS sgemm/dgemm):
-//       forward      y[n]    = W [OC, CKK] * cols[n]          (+ bias per row)
+//     GEMM per image (kernels/cpu/gemm.h: ember's packed GEMM, or OpenBLAS):
+//       forward      y[n]    = W [OC, CKK] * cols[n] + bias per row (added at the GEMM's write-out)
 //       weight grad  dW     += dy[n] [OC, P] * cols[n]^T      (one partial dW per thread)
 //       input grad   dcols   = W^T * dy[n], then col2im adds dcols into dx[n]
-//   - images are split into one contiguous range per OpenMP thread; BLAS runs
-//     single-threaded inside them (OpenBLAS's OpenMP build checks omp_in_parallel),
-//     so two cores never fight over one small GEMM. One image uses BLAS's threads.
+//     W (and W^T) is packed once per call for all the images (cpu::PackedA, workspace).
+//   - images are split into one contiguous range per OpenMP thread; the GEMM runs
+//     single-threaded inside them, so two cores never fight over one small GEMM. One image
+//     uses the GEMM's threads.
 //   - im2col of a "same" convolution (unit strides, output as wide as the input) copies
 //     each column-matrix row as one block, then zeroes the padding columns.
 //   - a 1x1, stride-1, unpadded kernel skips im2col: the image is its column matrix.
 //   - column buffers come from memory/ as workspace, not from the stack or malloc.
 //   - f16 is a storage type: widened to f32, convolved, narrowed back.
-// Index math shared with CUDA is kernels/conv_geometry.h. Measured on the 2-core dev
-// machine (1 thread, batch 64): GEMMs are ~75% of the time, im2col/col2im ~15%.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // GCC bug 105593 in Eigen's AVX-512 code
-#endif
-#include <Eigen/Core>
-
+// Index math shared with CUDA is kernels/conv_geometry.h.
 #include <algorithm>
 #include <cstring>
 #include <type_traits>
@@ -32,6 +27,8 @@
 #include "kernels/cpu/conv2d_direct.h"
 #include "kernels/cpu/conv2d_winograd.h"
 #include "kernels/cpu/f16_storage.h"
+#include "kernels/cpu/gemm.h"
+#include "kernels/cpu/im2col.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/ops.h"
 #include "kernels/providers.h"
@@ -45,165 +42,52 @@ namespace ember::kernels::cpu {
 
 namespace {
 
-template <class T>
-using RowMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-template <class T>
-using MatrixMap = Eigen::Map<RowMatrix<T>>;
-template <class T>
-using ConstMatrixMap = Eigen::Map<const RowMatrix<T>>;
-
-// ceil(a / b) for b > 0 and any sign of a.
-int64_t ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
-
-// The outputs o whose input index o*stride + offset lies inside [0, in_size).
-struct ValidRange {
-  int64_t begin, end;
-};
-ValidRange valid_outputs(int64_t offset, int64_t stride, int64_t in_size, int64_t out_size) {
-  const int64_t begin = std::clamp<int64_t>(ceil_div(-offset, stride), 0, out_size);
-  const int64_t end = std::clamp<int64_t>(ceil_div(in_size - offset, stride), begin, out_size);
-  return {begin, end};
-}
-
-// One row (c, kh, kw) of an image's column matrix [C*KH*KW, OH*OW]: the output rows and
-// columns whose input lies inside the image (the rest read zero padding), and the input
-// offset that output (oh.begin, 0) maps to, so output (oh, ow) in range reads input
-// src + (oh - oh.begin) * stride_h * W + ow * stride_w. (conv_geometry.h's im2col_source states
-// the same mapping per element; the tests check the two against each other.)
-struct ColumnRow {
-  int64_t index;
-  ValidRange oh, ow;
-  int64_t src;
-};
-
-template <class Fn>
-void for_each_column_row(const Conv2dGeometry& g, const Fn& fn) {
-  for (int64_t c = 0; c < g.in_channels; ++c)
-    for (int64_t kh = 0; kh < g.kernel_h; ++kh)
-      for (int64_t kw = 0; kw < g.kernel_w; ++kw) {
-        const int64_t h_off = kh * g.dilation_h - g.pad_h, w_off = kw * g.dilation_w - g.pad_w;
-        const ValidRange oh = valid_outputs(h_off, g.stride_h, g.in_h, g.out_h);
-        const ValidRange ow = valid_outputs(w_off, g.stride_w, g.in_w, g.out_w);
-        const int64_t src = (c * g.in_h + oh.begin * g.stride_h + h_off) * g.in_w + w_off;
-        fn(ColumnRow{(c * g.kernel_h + kh) * g.kernel_w + kw, oh, ow, src});
-      }
-}
-
-// Output row oh of column-matrix row r: the input row it reads, zero where that lies in the padding.
-template <class T>
-void write_output_row(const Conv2dGeometry& g, const T* image, const ColumnRow& r, int64_t oh, T* out) {
-  const int64_t out_w = g.out_w, sw = g.stride_w;
-  if (oh < r.oh.begin || oh >= r.oh.end || r.ow.begin == r.ow.end) {
-    std::fill(out, out + out_w, T(0));
-    return;
-  }
-  for (int64_t ow = 0; ow < r.ow.begin; ++ow) out[ow] = T(0);
-  for (int64_t ow = r.ow.end; ow < out_w; ++ow) out[ow] = T(0);
-  // start at the first in-image column: r.src itself may lie before the image
-  const T* in = image + (r.src + (oh - r.oh.begin) * g.stride_h * g.in_w + r.ow.begin * sw);
-  T* seg = out + r.ow.begin;
-  const int64_t count = r.ow.end - r.ow.begin;
-  if (sw == 1) {  // unit stride vectorises; a run-time stride would gather element by element
-#pragma omp simd
-    for (int64_t i = 0; i < count; ++i) seg[i] = in[i];
-  } else {
-    for (int64_t i = 0; i < count; ++i) seg[i] = in[i * sw];
-  }
-}
-
-// Writes one image's column matrix [C*KH*KW, OH*OW]. Three ways, fastest first:
-//   - a "same" convolution (unit strides, output as wide as the input) reads consecutive input
-//     rows for consecutive output rows: a row's whole valid block is one contiguous copy, after
-//     which only the padding columns at each output row's edges need zeroing;
-//   - with unit stride and dilation down the rows, row (c, kh, kw) is row (c, kh - 1, kw) moved
-//     up by one output row, plus the output row entering at the bottom: one contiguous copy and
-//     one short row instead of OH short rows (LeNet-5's 5x5 layer at 10x10: 5x fewer copies);
-//   - otherwise each output row of each column-matrix row separately.
-template <class T>
-void im2col(const Conv2dGeometry& g, const T* image, T* cols) {
-  const int64_t out_w = g.out_w, plane = g.col_cols();
-  const bool contiguous = g.stride_h == 1 && g.stride_w == 1 && out_w == g.in_w;
-  const bool shifted = g.stride_h == 1 && g.dilation_h == 1 && g.out_h > 1;
-  for_each_column_row(g, [&](const ColumnRow& r) {
-    T* row = cols + r.index * plane;
-    if (contiguous) {
-      std::fill(row, row + r.oh.begin * out_w, T(0));
-      std::fill(row + r.oh.end * out_w, row + plane, T(0));
-      if (r.oh.begin == r.oh.end || r.ow.begin == r.ow.end) {
-        std::fill(row + r.oh.begin * out_w, row + r.oh.end * out_w, T(0));
-        return;
-      }
-      const int64_t first = r.oh.begin * out_w + r.ow.begin, last = (r.oh.end - 1) * out_w + r.ow.end;
-      std::memcpy(row + first, image + (r.src + r.ow.begin), static_cast<size_t>(last - first) * sizeof(T));
-      for (int64_t oh = r.oh.begin; oh < r.oh.end; ++oh) {
-        for (int64_t ow = 0; ow < r.ow.begin; ++ow) row[oh * out_w + ow] = T(0);
-        for (int64_t ow = r.ow.end; ow < out_w; ++ow) row[oh * out_w + ow] = T(0);
-      }
-      return;
-    }
-    if (shifted && (r.index / g.kernel_w) % g.kernel_h != 0) {  // kh > 0: row (c, kh - 1, kw) is kernel_w rows up
-      const int64_t tail = plane - out_w;
-      std::memcpy(row, row - g.kernel_w * plane + out_w, static_cast<size_t>(tail) * sizeof(T));
-      write_output_row(g, image, r, g.out_h - 1, row + tail);
-      return;
-    }
-    for (int64_t oh = 0; oh < g.out_h; ++oh) write_output_row(g, image, r, oh, row + oh * out_w);
-  });
-}
-
-// Adds every column-matrix entry back onto the input element it was copied from (the
-// transpose of im2col: padding entries are dropped).
-template <class T>
-void col2im_add(const Conv2dGeometry& g, const T* cols, T* image) {
-  const int64_t out_w = g.out_w, plane = g.col_cols(), sw = g.stride_w, row_step = g.stride_h * g.in_w;
-  for_each_column_row(g, [&](const ColumnRow& r) {
-    const T* row = cols + r.index * plane;
-    for (int64_t oh = r.oh.begin; oh < r.oh.end; ++oh) {
-      const T* in = row + oh * out_w + r.ow.begin;
-      T* out = image + (r.src + (oh - r.oh.begin) * row_step + r.ow.begin * sw);  // first in-image column
-      const int64_t count = r.ow.end - r.ow.begin;
-      if (sw == 1) {
-#pragma omp simd
-        for (int64_t i = 0; i < count; ++i) out[i] += in[i];
-      } else {
-        for (int64_t i = 0; i < count; ++i) out[i * sw] += in[i];
-      }
-    }
-  });
-}
-
 // How a batch is cut: each OpenMP thread takes one contiguous range of images (a chunk) with
-// its own column buffer [CKK, P] (P = OH*OW), and runs one GEMM per image. Grouping several
-// images into one wider GEMM was measured and gained nothing: OpenBLAS's small-matrix kernels
-// already run products of 50-100 columns near peak, and the gather/scatter costs copies.
+// its own column buffer [CKK, P] (P = OH*OW) and im2col's scratch, and runs one GEMM per image.
+// Grouping several images into one wider GEMM was measured (with OpenBLAS) and gained nothing:
+// products of 50-100 columns already run near peak, and the gather/scatter costs copies.
 struct ConvPlan {
   int64_t batch, chunks;
   int64_t rows, pixels, out_channels;  // CKK, P, OC
+  int64_t scratch;                     // im2col's padded planes (kernels/cpu/im2col.h), per chunk
   bool direct;                         // pointwise kernel: the image is its own column matrix
 };
 
 ConvPlan plan_for(const Conv2dGeometry& g) {
-  return ConvPlan{g.batch,        std::max<int64_t>(1, std::min<int64_t>(omp_get_max_threads(), g.batch)),
-                  g.col_rows(),   g.col_cols(),
-                  g.out_channels, g.is_pointwise()};
+  return ConvPlan{g.batch,          std::max<int64_t>(1, std::min<int64_t>(omp_get_max_threads(), g.batch)),
+                  g.col_rows(),     g.col_cols(),
+                  g.out_channels,   im2col_scratch(g),
+                  g.is_pointwise()};
 }
 
-// Per-thread column buffers (undefined when no im2col is needed).
+// Per-thread column buffers and scratch (undefined when no im2col is needed).
 Tensor column_workspace(const ConvPlan& p, DType dtype) {
   if (p.direct) return Tensor();
   CategoryScope scope(MemoryCategory::workspace);
-  return empty(Shape{p.chunks, p.rows, p.pixels}, TensorOptions().dtype(dtype));
+  return empty(Shape{p.chunks, p.rows * p.pixels + p.scratch}, TensorOptions().dtype(dtype));
 }
 
-// Calls fn(chunk, cols, image) for every image, the images of one chunk in order on one
-// thread; cols is that chunk's column buffer (null when direct).
+// One chunk's buffers: its column matrix and im2col's scratch (both null when direct).
+template <class T>
+struct ChunkBuffers {
+  T* cols;
+  T* scratch;
+};
+
+// Calls fn(chunk, buffers, image) for every image, the images of one chunk in order on one
+// thread, with that chunk's buffers (the scratch zeroed before its first image).
 template <class T, class Fn>
 void for_each_image(const ConvPlan& p, const Tensor& workspace, const Fn& fn) {
   parallel_for(p.chunks, 1, [&](int64_t c0, int64_t c1) {
     for (int64_t chunk = c0; chunk < c1; ++chunk) {
-      T* cols = workspace.defined() ? workspace.data<T>() + chunk * p.rows * p.pixels : nullptr;
+      ChunkBuffers<T> buffers{nullptr, nullptr};
+      if (workspace.defined()) {
+        buffers.cols = workspace.data<T>() + chunk * (p.rows * p.pixels + p.scratch);
+        buffers.scratch = buffers.cols + p.rows * p.pixels;
+        std::fill(buffers.scratch, buffers.scratch + p.scratch, T(0));
+      }
       const int64_t end = p.batch * (chunk + 1) / p.chunks;
-      for (int64_t n = p.batch * chunk / p.chunks; n < end; ++n) fn(chunk, cols, n);
+      for (int64_t n = p.batch * chunk / p.chunks; n < end; ++n) fn(chunk, buffers, n);
     }
   });
 }
@@ -246,16 +130,15 @@ void conv2d_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& weig
     }
   const ConvPlan p = plan_for(g);
   const Tensor workspace = column_workspace(p, x.dtype());
+  const PackedA<T> w(p.out_channels, p.rows, {weight.data<T>(), p.rows});
   if (simulating()) return;
-  const ConstMatrixMap<T> w(weight.data<T>(), p.out_channels, p.rows);
+  const T* b = bias.defined() ? bias.data<T>() : nullptr;
   const int64_t image_size = g.in_channels * g.in_plane();
-  for_each_image<T>(p, workspace, [&](int64_t, T* cols, int64_t n) {
+  for_each_image<T>(p, workspace, [&](int64_t, const ChunkBuffers<T>& buf, int64_t n) {
     const T* x_n = x.data<T>() + n * image_size;
-    if (!p.direct) im2col(g, x_n, cols);
-    MatrixMap<T> out(y.data<T>() + n * p.out_channels * p.pixels, p.out_channels, p.pixels);
-    if (p.rows == 0) out.setZero();  // an empty sum (no input channels)
-    else out.noalias() = w * ConstMatrixMap<T>(p.direct ? x_n : cols, p.rows, p.pixels);
-    if (bias.defined()) out.colwise() += Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, 1>>(bias.data<T>(), p.out_channels);
+    if (!p.direct) im2col(g, x_n, buf.cols, buf.scratch);
+    // no input channels: an empty sum, so y is the bias (or zero)
+    gemm(w, p.pixels, {p.direct ? x_n : buf.cols, p.pixels}, {y.data<T>() + n * p.out_channels * p.pixels, p.pixels, T(0), b});
   });
 }
 
@@ -302,16 +185,15 @@ void conv2d_input_grad(const Conv2dGeometry& g, const Tensor& dy, const Tensor& 
   }
   const ConvPlan p = plan_for(g);
   const Tensor workspace = column_workspace(p, dy.dtype());
+  const PackedA<T> w_t(p.rows, p.out_channels, {weight.data<T>(), p.rows, /*transposed=*/true});  // W^T [CKK, OC]
   if (simulating()) return;
-  const ConstMatrixMap<T> w(weight.data<T>(), p.out_channels, p.rows);
   const int64_t image_size = g.in_channels * g.in_plane();
-  for_each_image<T>(p, workspace, [&](int64_t, T* cols, int64_t n) {
+  for_each_image<T>(p, workspace, [&](int64_t, const ChunkBuffers<T>& buf, int64_t n) {
     T* dx_n = dx.data<T>() + n * image_size;
-    const ConstMatrixMap<T> grad(dy.data<T>() + n * p.out_channels * p.pixels, p.out_channels, p.pixels);
-    MatrixMap<T>(p.direct ? dx_n : cols, p.rows, p.pixels).noalias() = w.transpose() * grad;
+    gemm(w_t, p.pixels, {dy.data<T>() + n * p.out_channels * p.pixels, p.pixels}, {p.direct ? dx_n : buf.cols, p.pixels});
     if (p.direct) return;
     std::fill(dx_n, dx_n + image_size, T(0));
-    col2im_add(g, cols, dx_n);
+    col2im_add(g, buf.cols, dx_n, buf.scratch);
   });
 }
 
@@ -336,12 +218,11 @@ void conv2d_weight_grad(const Conv2dGeometry& g, const Tensor& x, const Tensor& 
   }
   if (simulating()) return;
   fill_(partial, 0.0);
-  for_each_image<T>(p, workspace, [&](int64_t chunk, T* cols, int64_t n) {
+  for_each_image<T>(p, workspace, [&](int64_t chunk, const ChunkBuffers<T>& buf, int64_t n) {
     const T* x_n = x.data<T>() + n * image_size;
-    if (!p.direct) im2col(g, x_n, cols);
-    const ConstMatrixMap<T> grad(dy.data<T>() + n * oc * p.pixels, oc, p.pixels);
-    MatrixMap<T>(partial.data<T>() + chunk * oc * p.rows, oc, p.rows).noalias() +=
-        grad * ConstMatrixMap<T>(p.direct ? x_n : cols, p.rows, p.pixels).transpose();
+    if (!p.direct) im2col(g, x_n, buf.cols, buf.scratch);
+    gemm<T>(oc, p.rows, p.pixels, {dy.data<T>() + n * oc * p.pixels, p.pixels},
+            {p.direct ? x_n : buf.cols, p.pixels, /*transposed=*/true}, {partial.data<T>() + chunk * oc * p.rows, p.rows, T(1)});
   });
   if (p.chunks > 1) {  // chunks are summed in chunk order: deterministic for a given thread count
     T* out = dw.data<T>();

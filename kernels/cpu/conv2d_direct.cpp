@@ -14,6 +14,7 @@
 #include "core/simulation.h"
 #include "kernels/cpu/conv2d_direct_tiles.h"
 #include "kernels/cpu/cpu_isa.h"
+#include "kernels/cpu/gemm.h"  // count_product_flops
 #include "kernels/cpu/parallel.h"
 #include "memory/empty.h"
 #include "memory/scopes.h"
@@ -125,6 +126,7 @@ void conv2d_direct(const Conv2dGeometry& g, const Tensor& x, const Tensor& weigh
 
   const float* b = bias.defined() ? bias.data<float>() : nullptr;
   const int64_t image_in = g.in_channels * g.in_plane(), out_plane = g.out_h * g.out_w;
+  count_product_flops(2 * g.batch * oc * taps * out_plane);  // the useful ones, not the padding's
   for_each_chunk(g.batch, chunks, [&](int64_t chunk, int64_t first, int64_t last) {
     float* in = scratch.data<float>() + chunk * per_chunk;
     float* wide = in + in_len;
@@ -159,6 +161,7 @@ void conv2d_direct_weight_grad(const Conv2dGeometry& g, const Tensor& x, const T
   if (simulating()) return;
 
   const int64_t image_in = g.in_channels * g.in_plane(), out_plane = g.out_h * g.out_w;
+  count_product_flops(2 * g.batch * oc * taps * out_plane);
   for_each_chunk(g.batch, chunks, [&](int64_t chunk, int64_t first, int64_t last) {
     float* in = scratch.data<float>() + chunk * per_chunk;
     float* grad = in + in_len;

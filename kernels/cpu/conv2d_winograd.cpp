@@ -1,17 +1,13 @@
 // Winograd F(2x2, 3x3) on the CPU; the method and its error are in conv2d_winograd.h.
 // Layout: U [16][OC][C] (all kernels, once per call), and per thread V [16][C][cols] and
 // M [16][OC][cols], where a column is one 4x4 tile of one image of the thread's current
-// group of images. The weight gradient runs the same steps backwards (each transform's
+// group of images. Each U[k] is packed once per call for the GEMM (cpu::PackedA) and serves
+// every group. The weight gradient runs the same steps backwards (each transform's
 // adjoint): dM = A dy A^T per tile, dU[k] = sum over columns of dM[k] V[k]^T (16 GEMMs
 // per group, accumulated per thread), dweight = G^T dU G. Threads take contiguous ranges of
-// groups (one OpenMP team for the op); the GEMMs inside run single-threaded (OpenBLAS checks
-// omp_in_parallel).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // GCC bug 105593 in Eigen's AVX-512 code
-#endif
+// groups (one OpenMP team for the op); the GEMMs (kernels/cpu/gemm.h) inside run
+// single-threaded.
 #include "kernels/cpu/conv2d_winograd.h"
-
-#include <Eigen/Core>
 
 #include <algorithm>
 #include <cstring>
@@ -19,6 +15,7 @@
 #include <vector>
 
 #include "core/simulation.h"
+#include "kernels/cpu/gemm.h"
 #include "kernels/cpu/parallel.h"
 #include "memory/empty.h"
 #include "memory/scopes.h"
@@ -36,9 +33,6 @@ constexpr int64_t kMinChannels = 16;     // below this (a first layer), im2col's
 constexpr int64_t kTapSkew = 16;
 // Slack after a buffer that a vector step may read past its end (Float8Lanes::column reads 18).
 constexpr int64_t kReadSlack = 32;
-
-template <class T>
-using RowMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 struct WinogradPlan {
   int64_t tiles_h, tiles_w, tiles;  // per image
@@ -338,9 +332,11 @@ void conv2d_winograd(const Conv2dGeometry& g, const Tensor& x, const Tensor& wei
     kernels_u = empty(Shape{kTaps, oc_count, c_count}, TensorOptions().dtype(x.dtype()));
     scratch = empty(Shape{p.chunks, ChunkScratch<T>::elements(p)}, TensorOptions().dtype(x.dtype()));
   }
+  if (!simulating()) transform_kernels(g, weight.data<T>(), kernels_u.data<T>());
+  std::vector<PackedA<T>> packed;  // U[k] [OC, C], packed for the GEMM once for every group (workspace)
+  for (int64_t k = 0; k < kTaps; ++k)
+    packed.emplace_back(oc_count, c_count, MatrixRef<T>{kernels_u.data<T>() + k * oc_count * c_count, c_count});
   if (simulating()) return;
-  T* u = kernels_u.data<T>();
-  transform_kernels(g, weight.data<T>(), u);
   const T* b = bias.defined() ? bias.data<T>() : nullptr;
   const int64_t image_in = c_count * g.in_h * g.in_w, image_out = oc_count * g.out_h * g.out_w;
   const std::vector<ChunkScratch<T>> chunks = ChunkScratch<T>::chunks(p, scratch);
@@ -348,14 +344,9 @@ void conv2d_winograd(const Conv2dGeometry& g, const Tensor& x, const Tensor& wei
     const ChunkScratch<T>& c = chunks[static_cast<size_t>(chunk)];
     const int64_t columns = count * p.tiles;
     transform_tiles<LanesFor<T>>(g, p, x.data<T>() + first * image_in, count, c.padded, c.v);
-    for (int64_t k = 0; k < kTaps; ++k) {
-      // V and M keep p.columns as their row stride, so a short group uses the left columns.
-      using Stride = Eigen::OuterStride<>;
-      Eigen::Map<const RowMatrix<T>> uk(u + k * oc_count * c_count, oc_count, c_count);
-      Eigen::Map<const RowMatrix<T>, 0, Stride> vk(c.v + k * p.v_tap, c_count, columns, Stride(p.columns));
-      Eigen::Map<RowMatrix<T>, 0, Stride> mk(c.m + k * p.m_tap, oc_count, columns, Stride(p.columns));
-      mk.noalias() = uk * vk;
-    }
+    // V and M keep p.columns as their row stride, so a short group uses the left columns.
+    for (int64_t k = 0; k < kTaps; ++k)
+      gemm(packed[static_cast<size_t>(k)], columns, {c.v + k * p.v_tap, p.columns}, {c.m + k * p.m_tap, p.columns});
     untransform_tiles<LanesFor<T>>(g, p, c.m, b, count, c.rows, y.data<T>() + first * image_out);
   });
 }
@@ -380,13 +371,9 @@ void conv2d_winograd_weight_grad(const Conv2dGeometry& g, const Tensor& x, const
     const int64_t columns = count * p.tiles;
     transform_tiles<LanesFor<T>>(g, p, x.data<T>() + first * image_in, count, c.padded, c.v);
     transform_output_grads<LanesFor<T>>(g, p, dy.data<T>() + first * image_out, count, c.rows, c.m);
-    for (int64_t k = 0; k < kTaps; ++k) {
-      using Stride = Eigen::OuterStride<>;
-      Eigen::Map<const RowMatrix<T>, 0, Stride> vk(c.v + k * p.v_tap, c_count, columns, Stride(p.columns));
-      Eigen::Map<const RowMatrix<T>, 0, Stride> dmk(c.m + k * p.m_tap, oc_count, columns, Stride(p.columns));
-      Eigen::Map<RowMatrix<T>> duk(du + k * oc_count * c_count, oc_count, c_count);
-      duk.noalias() += dmk * vk.transpose();
-    }
+    for (int64_t k = 0; k < kTaps; ++k)  // dU[k] [OC, C] += dM[k] [OC, columns] V[k]^T
+      gemm<T>(oc_count, c_count, columns, {c.m + k * p.m_tap, p.columns}, {c.v + k * p.v_tap, p.columns, true},
+              {du + k * oc_count * c_count, c_count, T(1)});
   });
   T* total = partial.data<T>();
   for (int64_t chunk = 1; chunk < p.chunks; ++chunk) {

@@ -25,7 +25,7 @@
 //
 // A second table times the products the zoo's convolutions make (im2col's and Winograd's, on
 // one thread as each convolution thread runs them, A packed once where the convolution packs it
-// once), ember against OpenBLAS, skipped with --no-zoo.
+// once), ours against OpenBLAS; the flag --no-zoo leaves it out.
 // Each cell is the median over the rounds (each step times one product per size per round, the
 // steps interleaved, so drift in the machine's load hits them alike) of the best of a few
 // back-to-back products; the naive and blocked steps stop at --slow-max (default 512).

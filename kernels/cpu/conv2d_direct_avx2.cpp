@@ -2,22 +2,14 @@
 // tiles of 6 channels x 2 vectors or 4 x 3 (12 accumulators), weight-gradient tiles of 3
 // channels x 4 taps. Compiled with -mavx2 -mfma -mno-avx512f (kernels/CMakeLists.txt), so it
 // is the code an AVX2-only machine runs even when built on an AVX-512 one.
-#include <immintrin.h>
 
 #include "kernels/cpu/conv2d_direct_tiles.h"
+#include "kernels/cpu/vec_avx2.h"
 
 namespace ember::kernels::cpu {
 namespace {
 
-struct Vec {
-  using reg = __m256;
-  static constexpr int kLanes = 8;
-  static reg zero() { return _mm256_setzero_ps(); }
-  static reg load(const float* p) { return _mm256_loadu_ps(p); }
-  static reg broadcast(const float* p) { return _mm256_broadcast_ss(p); }
-  static reg fma(reg a, reg b, reg c) { return _mm256_fmadd_ps(a, b, c); }
-  static void store(float* p, reg v) { _mm256_storeu_ps(p, v); }
-};
+using Vec = Avx2Vec;
 
 constexpr int kForward[][2] = {{6, 2}, {4, 3}};
 

@@ -2,22 +2,14 @@
 // tiles of 8 channels x 3 vectors or 6 x 4 (24 accumulators), weight-gradient tiles of 4
 // channels x 6 taps. Compiled with -mavx512f -mfma (kernels/CMakeLists.txt); called only
 // when cpu_isa() is avx512.
-#include <immintrin.h>
 
 #include "kernels/cpu/conv2d_direct_tiles.h"
+#include "kernels/cpu/vec_avx512.h"
 
 namespace ember::kernels::cpu {
 namespace {
 
-struct Vec {
-  using reg = __m512;
-  static constexpr int kLanes = 16;
-  static reg zero() { return _mm512_setzero_ps(); }
-  static reg load(const float* p) { return _mm512_loadu_ps(p); }
-  static reg broadcast(const float* p) { return _mm512_set1_ps(*p); }
-  static reg fma(reg a, reg b, reg c) { return _mm512_fmadd_ps(a, b, c); }
-  static void store(float* p, reg v) { _mm512_storeu_ps(p, v); }
-};
+using Vec = Avx512Vec;
 
 constexpr int kForward[][2] = {{8, 3}, {6, 4}};
 

@@ -1,13 +1,6 @@
 // ember's GEMM with AVX-512F (16 floats per vector, 32 registers): an 8 x 48 tile of C in 24
 // accumulators; per step of the sum, 3 vector loads of B, 8 broadcasts of A, 24 multiply-adds.
 // Compiled with -mavx512f -mfma (kernels/CMakeLists.txt); called only when cpu_isa() is avx512.
-// GCC 12's AVX-512 intrinsics fill their unused inputs with undefined vectors and then warn of
-// them (GCC bug 105593; _mm512_reduce_add_ps, below, is one).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#include <immintrin.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -16,25 +9,12 @@
 #include <type_traits>
 
 #include "kernels/cpu/gemm_kernels.h"
+#include "kernels/cpu/vec_avx512.h"
 
 namespace ember::kernels::cpu {
 namespace {
 
-struct Vec {
-  using T = float;
-  using reg = __m512;
-  static constexpr int kLanes = 16;
-  static reg zero() { return _mm512_setzero_ps(); }
-  static reg load(const float* p) { return _mm512_loadu_ps(p); }
-  static reg broadcast(const float* p) { return _mm512_set1_ps(*p); }
-  static reg fma(reg a, reg b, reg c) { return _mm512_fmadd_ps(a, b, c); }
-  static reg add(reg a, reg b) { return _mm512_add_ps(a, b); }
-  static void store(float* p, reg v) { _mm512_storeu_ps(p, v); }
-  static float sum(reg v) { return _mm512_reduce_add_ps(v); }
-  static __mmask16 mask(int64_t lanes) { return static_cast<__mmask16>((1u << lanes) - 1u); }
-  static reg load_part(const float* p, int64_t lanes) { return _mm512_maskz_loadu_ps(mask(lanes), p); }
-  static void store_part(float* p, reg v, int64_t lanes) { _mm512_mask_storeu_ps(p, mask(lanes), v); }
-};
+using Vec = Avx512Vec;
 
 }  // namespace
 

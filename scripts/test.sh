@@ -95,7 +95,11 @@ run_stage sanitizers scripts/test-sanitizers.sh
 run_stage fuzz scripts/fuzz.sh --ci
 
 echo
-echo "== test.sh: total $((SECONDS - start)) s wall; CPU time of all commands (user, sys): $(times | tail -1)"
+# `times` in this shell: in a pipeline or $(...) it would report a fresh subshell's zeros.
+times_file=$(mktemp)
+times >"$times_file"
+echo "== test.sh: total $((SECONDS - start)) s wall; CPU time of all commands (user, sys): $(tail -1 "$times_file")"
+rm -f "$times_file"
 printf '== %s\n' "${results[@]}"
 echo "== ctest summary (main stage)"
 # ctest's own summary: the pass line, total time, and the list of failures if any.

@@ -19,6 +19,7 @@
 #include "apps/svg_chart.h"
 #include "apps/zoo_workload.h"
 #include "core/error.h"
+#include "memory/byte_size.h"
 #include "memory/stats.h"
 #include "train/plan/step_plan.h"
 
@@ -27,7 +28,7 @@ namespace ember::apps {
 namespace {
 
 constexpr int64_t kBatchPerRank = 32;
-constexpr const char* kBucket = "1MiB";
+constexpr const char* kBucket = "1MiB";  // --bucket-size of the measured runs, and the plan's
 // One thread per rank, as a launcher gives each of N ranks on N cores; the plan uses the same
 // (each thread has its own convolution workspace).
 constexpr int kThreadsPerRank = 1;
@@ -85,7 +86,7 @@ std::string lab_data_parallel(const LabSetup& setup) {
       for (int zero : {0, 1, 2}) {
         train::TrainerOptions t;
         t.data_parallel.zero = zero;
-        t.data_parallel.bucket_bytes = 1 << 20;
+        t.data_parallel.bucket_bytes = static_cast<int64_t>(parse_byte_size(kBucket, "lab bucket size"));
         train::Workload w = zoo_workload(model, kBatchPerRank, "adam", t);
         w.ranks = ranks;
         const train::StepPrediction planned = train::plan_step(w, kThreadsPerRank);

@@ -1,13 +1,12 @@
 // Winograd F(2x2, 3x3) on the CPU; the method and its error are in conv2d_winograd.h.
 // Layout: U [16][OC][C] (all kernels, once per call), and per thread V [16][C][cols] and
 // M [16][OC][cols], where a column is one 4x4 tile of one image of the thread's current
-// group of images. Each U[k] is packed once per call for the GEMM (cpu::PackedA) and serves
-// every group. The weight gradient runs the same steps backwards (each transform's
-// adjoint): dM = A dy A^T per tile, dU[k] = sum over columns of dM[k] V[k]^T (16 GEMMs
-// per group, accumulated per thread), dweight = G^T dU G. Threads take contiguous ranges of
-// groups (one OpenMP team for the op); the GEMMs (kernels/cpu/gemm.h) inside run
-// single-threaded.
+// group of images (kernels/cpu/conv2d_winograd_plan.h). Each U[k] is packed once per call for
+// the GEMM (cpu::PackedA) and serves every group. Threads take contiguous ranges of groups (one
+// OpenMP team for the op); the GEMMs (kernels/cpu/gemm.h) inside run single-threaded. The
+// weight gradient is conv2d_winograd_weight_grad.cpp.
 #include "kernels/cpu/conv2d_winograd.h"
+#include "kernels/cpu/conv2d_winograd_plan.h"
 
 #include <algorithm>
 #include <cstring>
@@ -23,37 +22,20 @@
 namespace ember::kernels::cpu {
 namespace {
 
-constexpr int64_t kTaps = 16;           // a 4x4 tile
-constexpr int64_t kColumnsWanted = 192;  // tiles per GEMM: wide enough for the GEMM kernel's panels
-constexpr int64_t kMinChannels = 16;     // below this (a first layer), im2col's one GEMM wins
-// A tile's 16 values go to 16 tap blocks; were the blocks a multiple of 4 KiB apart (64
-// channels x 192 columns of f32 is 48 KiB) all 16 stores would fall in one L1 set and evict
-// each other (ResNet-20's 7x7 layer ran 3x slower). 16 elements between blocks spread them.
-// The skew also takes a vector step's overrun past the last channel's columns (7 floats).
-constexpr int64_t kTapSkew = 16;
+constexpr int64_t kTaps = kWinogradTaps;
+constexpr int64_t kTapSkew = kWinogradTapSkew;
+constexpr int64_t kMinChannels = 16;  // below this (a first layer), im2col's one GEMM wins
 // Slack after a buffer that a vector step may read past its end (Float8Lanes::column reads 18).
 constexpr int64_t kReadSlack = 32;
 
-struct WinogradPlan {
-  int64_t tiles_h, tiles_w, tiles;  // per image
-  int64_t group;                    // images per GEMM
-  int64_t groups, chunks;           // groups in the batch; thread chunks (one scratch each)
-  int64_t columns;                  // tiles * group
-  int64_t padded_h, padded_w;       // an input plane with its padding, covering every tile
-  int64_t v_tap, m_tap;             // elements from one tap's block of V (M) to the next
+// The forward's cut of the batch, with its layout of V [16][C][columns] and M [16][OC][columns]:
+// elements from one tap's block to the next.
+struct ForwardPlan : WinogradPlan {
+  int64_t v_tap, m_tap;
 };
 
-WinogradPlan plan_for(const Conv2dGeometry& g) {
-  WinogradPlan p{};
-  p.tiles_h = (g.out_h + 1) / 2;
-  p.tiles_w = (g.out_w + 1) / 2;
-  p.tiles = p.tiles_h * p.tiles_w;
-  p.group = std::clamp<int64_t>((kColumnsWanted + p.tiles - 1) / p.tiles, 1, g.batch);
-  p.groups = (g.batch + p.group - 1) / p.group;
-  p.chunks = std::max<int64_t>(1, std::min<int64_t>(omp_get_max_threads(), p.groups));
-  p.columns = p.tiles * p.group;
-  p.padded_h = 2 * p.tiles_h + 2;
-  p.padded_w = 2 * p.tiles_w + 2;
+ForwardPlan plan_for(const Conv2dGeometry& g) {
+  ForwardPlan p{winograd_plan(g), 0, 0};
   p.v_tap = g.in_channels * p.columns + kTapSkew;
   p.m_tap = g.out_channels * p.columns + kTapSkew;
   return p;
@@ -136,13 +118,13 @@ inline void copy_row(const T* src, int64_t n, T* dst) {
 }
 
 // The length of a row buffer for one row of tiles: 2 values per tile, plus a vector step's overrun.
-int64_t row_buffer(const WinogradPlan& p) { return 2 * p.tiles_w + kReadSlack; }
+int64_t row_buffer(const ForwardPlan& p) { return 2 * p.tiles_w + kReadSlack; }
 
 // V[k][c][column] = (B^T d B)[k] for the 4x4 tile d of every column. Each input plane is first
 // copied into `padded` (p.padded_h x p.padded_w, zero outside the plane: the caller zeroes it
 // once, and the copies only ever write its interior), so no tile needs a bounds check.
 template <class Lanes, class T>
-void transform_tiles(const Conv2dGeometry& g, const WinogradPlan& p, const T* images, int64_t count, T* padded, T* v) {
+void transform_tiles(const Conv2dGeometry& g, const ForwardPlan& p, const T* images, int64_t count, T* padded, T* v) {
   using V = typename Lanes::V;
   const int64_t c_count = g.in_channels, h = g.in_h, w = g.in_w, stride = p.v_tap, pw = p.padded_w;
   for (int64_t c = 0; c < c_count; ++c)
@@ -177,7 +159,7 @@ void transform_tiles(const Conv2dGeometry& g, const WinogradPlan& p, const T* im
 // y = A^T M A + bias for every column's tile, clipped to the output plane. `rows` holds two
 // row buffers (row_buffer(p) each): a tile row's two output rows before they are clipped.
 template <class Lanes, class T>
-void untransform_tiles(const Conv2dGeometry& g, const WinogradPlan& p, const T* m, const T* bias, int64_t count,
+void untransform_tiles(const Conv2dGeometry& g, const ForwardPlan& p, const T* m, const T* bias, int64_t count,
                        T* rows, T* out_images) {
   using V = typename Lanes::V;
   const int64_t oc_count = g.out_channels, oh_count = g.out_h, ow_count = g.out_w, stride = p.m_tap;
@@ -206,71 +188,13 @@ void untransform_tiles(const Conv2dGeometry& g, const WinogradPlan& p, const T* 
     }
 }
 
-// Y[k][oc][column] = (A dy A^T)[k] for the 2x2 output-gradient block of every column (zero
-// past the plane's edge): the adjoint of untransform_tiles. `rows` holds two zeroed row
-// buffers (row_buffer(p) each) that the output-gradient rows are copied into, so that the
-// tiles past the plane's right and bottom edges read zeros.
-template <class Lanes, class T>
-void transform_output_grads(const Conv2dGeometry& g, const WinogradPlan& p, const T* grads, int64_t count, T* rows,
-                            T* out) {
-  using V = typename Lanes::V;
-  const int64_t oc_count = g.out_channels, oh_count = g.out_h, ow_count = g.out_w, stride = p.m_tap;
-  T* dy[2] = {rows, rows + row_buffer(p)};
-  for (int64_t oc = 0; oc < oc_count; ++oc)
-    for (int64_t image = 0; image < count; ++image) {
-      const T* plane = grads + (image * oc_count + oc) * oh_count * ow_count;
-      T* o = out + oc * p.columns + image * p.tiles;
-      for (int64_t th = 0; th < p.tiles_h; ++th) {
-        for (int64_t i = 0; i < 2; ++i) {
-          const int64_t oh = 2 * th + i;
-          if (oh < oh_count) copy_row(plane + oh * ow_count, ow_count, dy[i]);
-          else std::fill(dy[i], dy[i] + ow_count, T(0));
-        }
-        for (int64_t tw = 0; tw < p.tiles_w; tw += Lanes::width) {
-          const V d00 = Lanes::column(dy[0] + 2 * tw, 0), d01 = Lanes::column(dy[0] + 2 * tw, 1);
-          const V d10 = Lanes::column(dy[1] + 2 * tw, 0), d11 = Lanes::column(dy[1] + 2 * tw, 1);
-          const V r[4][2] = {{d00, d01}, {d00 + d10, d01 + d11}, {d00 - d10, d01 - d11}, {-d10, -d11}};  // A dy
-          T* t = o + th * p.tiles_w + tw;
-          for (int i = 0; i < 4; ++i) {  // (A dy) A^T
-            Lanes::store(t + (4 * i + 0) * stride, r[i][0]);
-            Lanes::store(t + (4 * i + 1) * stride, r[i][0] + r[i][1]);
-            Lanes::store(t + (4 * i + 2) * stride, r[i][0] - r[i][1]);
-            Lanes::store(t + (4 * i + 3) * stride, -r[i][1]);
-          }
-        }
-      }
-    }
-}
-
 static_assert(kTapSkew >= Float8Lanes::width - 1, "a vector step's overrun must stay inside the skew");
 
 // The widest lanes for T.
 template <class T>
 using LanesFor = std::conditional_t<std::is_same_v<T, float>, Float8Lanes, ScalarLanes<T>>;
 
-// dweight[oc][c] = G^T dU[.][oc][c] G: the adjoint of transform_kernels.
-template <class T>
-void untransform_kernel_grads(const Conv2dGeometry& g, const T* du, T* dweight) {
-  const int64_t c_count = g.in_channels, stride = g.out_channels * c_count;
-  for (int64_t i = 0; i < stride; ++i) {
-    T u[4][4];
-    for (int k = 0; k < kTaps; ++k) u[k / 4][k % 4] = du[k * stride + i];
-    T t[3][4];  // G^T dU
-    for (int j = 0; j < 4; ++j) {
-      t[0][j] = u[0][j] + T(0.5) * (u[1][j] + u[2][j]);
-      t[1][j] = T(0.5) * (u[1][j] - u[2][j]);
-      t[2][j] = T(0.5) * (u[1][j] + u[2][j]) + u[3][j];
-    }
-    T* out = dweight + i * 9;  // i = oc * C + c, the kernel's offset / 9
-    for (int r = 0; r < 3; ++r) {  // (G^T dU) G
-      out[r * 3 + 0] = t[r][0] + T(0.5) * (t[r][1] + t[r][2]);
-      out[r * 3 + 1] = T(0.5) * (t[r][1] - t[r][2]);
-      out[r * 3 + 2] = T(0.5) * (t[r][1] + t[r][2]) + t[r][3];
-    }
-  }
-}
-
-// One chunk's scratch, laid out from base: V, M (dM for the weight gradient), the padded plane
+// One chunk's scratch, laid out from base: V, M, the padded plane
 // (with read slack after it) and two row buffers, the last two zeroed (their borders must read
 // zero). elements(p) is the layout's size; chunks(p, scratch) lays out every chunk of a
 // [p.chunks, elements(p)] tensor before the OpenMP team starts.
@@ -280,35 +204,20 @@ struct ChunkScratch {
   T* m;
   T* padded;
   T* rows;
-  ChunkScratch(const WinogradPlan& p, T* base)
+  ChunkScratch(const ForwardPlan& p, T* base)
       : v(base), m(v + kTaps * p.v_tap), padded(m + kTaps * p.m_tap),
         rows(padded + p.padded_h * p.padded_w + kReadSlack) {
     std::fill(padded, rows + 2 * row_buffer(p), T(0));
   }
-  static int64_t elements(const WinogradPlan& p) {
+  static int64_t elements(const ForwardPlan& p) {
     return kTaps * (p.v_tap + p.m_tap) + p.padded_h * p.padded_w + kReadSlack + 2 * row_buffer(p);
   }
-  static std::vector<ChunkScratch> chunks(const WinogradPlan& p, const Tensor& scratch) {
+  static std::vector<ChunkScratch> chunks(const ForwardPlan& p, const Tensor& scratch) {
     std::vector<ChunkScratch> out;
     for (int64_t chunk = 0; chunk < p.chunks; ++chunk) out.emplace_back(p, scratch.data<T>() + chunk * elements(p));
     return out;
   }
 };
-
-// Calls fn(chunk, first, count) for each chunk's groups of images [first, first + count), in
-// order (the last group may be short); the chunks run on one OpenMP team.
-template <class Fn>
-void for_each_group(const WinogradPlan& p, int64_t batch, const Fn& fn) {
-  parallel_for(p.chunks, 1, [&](int64_t c0, int64_t c1) {
-    for (int64_t chunk = c0; chunk < c1; ++chunk) {
-      const int64_t last = p.groups * (chunk + 1) / p.chunks;
-      for (int64_t group = p.groups * chunk / p.chunks; group < last; ++group) {
-        const int64_t first = group * p.group;
-        fn(chunk, first, std::min(p.group, batch - first));
-      }
-    }
-  });
-}
 
 }  // namespace
 
@@ -324,7 +233,7 @@ bool winograd_pays(const Conv2dGeometry& g) {
 template <class T>
 void conv2d_winograd(const Conv2dGeometry& g, const Tensor& x, const Tensor& weight, const Tensor& bias,
                      const Tensor& y) {
-  const WinogradPlan p = plan_for(g);
+  const ForwardPlan p = plan_for(g);
   const int64_t oc_count = g.out_channels, c_count = g.in_channels;
   Tensor kernels_u, scratch;
   {
@@ -351,41 +260,7 @@ void conv2d_winograd(const Conv2dGeometry& g, const Tensor& x, const Tensor& wei
   });
 }
 
-template <class T>
-void conv2d_winograd_weight_grad(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy, const Tensor& dweight) {
-  const WinogradPlan p = plan_for(g);
-  const int64_t oc_count = g.out_channels, c_count = g.in_channels, kernel_grads = kTaps * oc_count * c_count;
-  Tensor partial, scratch;  // one dU [16][OC][C] per chunk, summed in chunk order: deterministic
-  {
-    CategoryScope scope(MemoryCategory::workspace);
-    partial = empty(Shape{p.chunks, kernel_grads}, TensorOptions().dtype(x.dtype()));
-    scratch = empty(Shape{p.chunks, ChunkScratch<T>::elements(p)}, TensorOptions().dtype(x.dtype()));
-  }
-  if (simulating()) return;
-  const int64_t image_in = c_count * g.in_h * g.in_w, image_out = oc_count * g.out_h * g.out_w;
-  const std::vector<ChunkScratch<T>> chunks = ChunkScratch<T>::chunks(p, scratch);  // M holds dM here
-  std::fill(partial.data<T>(), partial.data<T>() + p.chunks * kernel_grads, T(0));
-  for_each_group(p, g.batch, [&](int64_t chunk, int64_t first, int64_t count) {
-    const ChunkScratch<T>& c = chunks[static_cast<size_t>(chunk)];
-    T* du = partial.data<T>() + chunk * kernel_grads;
-    const int64_t columns = count * p.tiles;
-    transform_tiles<LanesFor<T>>(g, p, x.data<T>() + first * image_in, count, c.padded, c.v);
-    transform_output_grads<LanesFor<T>>(g, p, dy.data<T>() + first * image_out, count, c.rows, c.m);
-    for (int64_t k = 0; k < kTaps; ++k)  // dU[k] [OC, C] += dM[k] [OC, columns] V[k]^T
-      gemm<T>(oc_count, c_count, columns, {c.m + k * p.m_tap, p.columns}, {c.v + k * p.v_tap, p.columns, true},
-              {du + k * oc_count * c_count, c_count, T(1)});
-  });
-  T* total = partial.data<T>();
-  for (int64_t chunk = 1; chunk < p.chunks; ++chunk) {
-    const T* part = total + chunk * kernel_grads;
-    for (int64_t i = 0; i < kernel_grads; ++i) total[i] += part[i];
-  }
-  untransform_kernel_grads(g, total, dweight.data<T>());
-}
-
 template void conv2d_winograd<float>(const Conv2dGeometry&, const Tensor&, const Tensor&, const Tensor&, const Tensor&);
 template void conv2d_winograd<double>(const Conv2dGeometry&, const Tensor&, const Tensor&, const Tensor&, const Tensor&);
-template void conv2d_winograd_weight_grad<float>(const Conv2dGeometry&, const Tensor&, const Tensor&, const Tensor&);
-template void conv2d_winograd_weight_grad<double>(const Conv2dGeometry&, const Tensor&, const Tensor&, const Tensor&);
 
 }  // namespace ember::kernels::cpu

@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "kernels/cpu/gemm_kernels.h"
+#include "kernels/cpu/transpose_block.h"
 #include "kernels/cpu/vec_avx2.h"
 
 namespace ember::kernels::cpu {

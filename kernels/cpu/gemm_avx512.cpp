@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "kernels/cpu/gemm_kernels.h"
+#include "kernels/cpu/transpose_block.h"
 #include "kernels/cpu/vec_avx512.h"
 
 namespace ember::kernels::cpu {

@@ -3,15 +3,13 @@
 // the build targets), a 4 x 3-vector tile. It serves f64 everywhere, f32 under
 // EMBER_CPU_ISA=baseline, and any CPU without AVX2.
 #include "kernels/cpu/gemm_kernels.h"
+#include "kernels/cpu/transpose_block.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <new>
 #include <type_traits>
-#ifdef __AVX__
-#include <immintrin.h>  // the 8 x 8 transposes of packing, where the build targets AVX
-#endif
 
 // Vectors passed by value between functions that all inline: no ABI is crossed.
 #if defined(__GNUC__) && !defined(__clang__)

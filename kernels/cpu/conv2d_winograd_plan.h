@@ -1,0 +1,65 @@
+#pragma once
+// How Winograd F(2x2, 3x3) (kernels/cpu/conv2d_winograd.h) cuts a batch, shared by its forward
+// (conv2d_winograd.cpp) and its weight gradient (conv2d_winograd_weight_grad.cpp):
+//
+//   const WinogradPlan p = winograd_plan(g);
+//   for_each_group(p, g.batch, [&](int64_t chunk, int64_t first, int64_t count) { ... });
+//
+// A column of the 16 tap GEMMs is one 4x4 tile of one image; the tiles of `group` images
+// make one GEMM, and each OpenMP thread (chunk, one scratch each) takes a contiguous range of
+// groups.
+#include <algorithm>
+#include <cstdint>
+
+#include "kernels/conv_geometry.h"
+#include "kernels/cpu/parallel.h"
+
+namespace ember::kernels::cpu {
+
+inline constexpr int64_t kWinogradTaps = 16;  // a 4x4 tile
+// Tiles per GEMM: wide enough for the GEMM kernel's panels.
+inline constexpr int64_t kWinogradColumnsWanted = 192;
+// A tile's 16 values go to 16 tap blocks; were the blocks a multiple of 4 KiB apart (64
+// channels x 192 columns of f32 is 48 KiB) all 16 stores would fall in one L1 set and evict
+// each other (ResNet-20's 7x7 layer ran 3x slower). 16 elements between blocks spread them.
+// The skew also takes a vector step's overrun past the last block's end (7 floats).
+inline constexpr int64_t kWinogradTapSkew = 16;
+
+struct WinogradPlan {
+  int64_t tiles_h, tiles_w, tiles;  // per image
+  int64_t group;                    // images per GEMM
+  int64_t groups, chunks;           // groups in the batch; thread chunks (one scratch each)
+  int64_t columns;                  // tiles * group
+  int64_t padded_h, padded_w;       // an input plane with its padding, covering every tile
+};
+
+inline WinogradPlan winograd_plan(const Conv2dGeometry& g) {
+  WinogradPlan p{};
+  p.tiles_h = (g.out_h + 1) / 2;
+  p.tiles_w = (g.out_w + 1) / 2;
+  p.tiles = p.tiles_h * p.tiles_w;
+  p.group = std::clamp<int64_t>((kWinogradColumnsWanted + p.tiles - 1) / p.tiles, 1, g.batch);
+  p.groups = (g.batch + p.group - 1) / p.group;
+  p.chunks = std::max<int64_t>(1, std::min<int64_t>(omp_get_max_threads(), p.groups));
+  p.columns = p.tiles * p.group;
+  p.padded_h = 2 * p.tiles_h + 2;
+  p.padded_w = 2 * p.tiles_w + 2;
+  return p;
+}
+
+// Calls fn(chunk, first, count) for each chunk's groups of images [first, first + count), in
+// order (the last group may be short); the chunks run on one OpenMP team.
+template <class Fn>
+void for_each_group(const WinogradPlan& p, int64_t batch, const Fn& fn) {
+  parallel_for(p.chunks, 1, [&](int64_t c0, int64_t c1) {
+    for (int64_t chunk = c0; chunk < c1; ++chunk) {
+      const int64_t last = p.groups * (chunk + 1) / p.chunks;
+      for (int64_t group = p.groups * chunk / p.chunks; group < last; ++group) {
+        const int64_t first = group * p.group;
+        fn(chunk, first, std::min(p.group, batch - first));
+      }
+    }
+  });
+}
+
+}  // namespace ember::kernels::cpu

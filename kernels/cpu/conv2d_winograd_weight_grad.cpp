@@ -1,0 +1,235 @@
+// Winograd F(2x2, 3x3)'s weight gradient on the CPU (kernels/cpu/conv2d_winograd.h): the
+// forward's steps run backwards, each transform's adjoint:
+//
+//   V  = B^T d B     each 4x4 input tile, as in the forward
+//   dM = A dy A^T    each 2x2 block of the output gradient, into a 4x4 tile
+//   dU[k] [OC, C] = sum over columns of dM[k][oc][col] V[k][c][col]   (16 GEMMs per group)
+//   dweight = G^T dU G
+//
+// Channels last. The sum runs along the columns (tiles), which the forward's layout
+// (V [16][C][cols]) keeps contiguous; the GEMM would then transpose both operands into its
+// panels for every group, and did (measured on ResNet-20: the packing took longer than the
+// products). Here both are written with the channels innermost, V [16][cols][C] and
+// dM [16][cols][OC]: dM is A stored transposed (its panels are plain copies) and V is B as
+// stored (read in place). The transforms run over L channels at a time (one vector), on an
+// image first copied channels last (x into a zero-bordered [padded_h][padded_w][C] plane, dy
+// into a zero-bordered [2 tiles_h][2 tiles_w][OC] one), so each tap of a tile is one whole
+// vector load or store, whatever the plane's width. Channel counts are padded to whole
+// vectors in the scratch; the padding lanes are computed on zeros and never read by the GEMM.
+//
+// Each thread (chunk) accumulates its own dU; the chunks are summed in chunk order, so the
+// result is deterministic for a given thread count.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "core/simulation.h"
+#include "kernels/cpu/conv2d_winograd.h"
+#include "kernels/cpu/conv2d_winograd_plan.h"
+#include "kernels/cpu/gemm.h"
+#include "kernels/cpu/transpose_block.h"
+#include "memory/empty.h"
+#include "memory/scopes.h"
+
+namespace ember::kernels::cpu {
+namespace {
+
+constexpr int64_t kTaps = kWinogradTaps;
+
+// L channels of T in one 32-byte vector (GCC and Clang vector extensions, compiled for this
+// machine's widest unit).
+template <class T>
+struct ChannelLanes {
+  typedef T V __attribute__((vector_size(32)));
+  static constexpr int64_t width = 32 / sizeof(T);
+  static V load(const T* p) {
+    V v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  }
+  static void store(T* p, V v) { std::memcpy(p, &v, sizeof v); }
+};
+
+int64_t whole_vectors(int64_t channels, int64_t lanes) { return (channels + lanes - 1) / lanes * lanes; }
+
+// One chunk's scratch, laid out from base, channels last: V [16][columns][cv] and
+// dM [16][columns][ov] (a skew after each tap's block), the input plane [padded_h][padded_w][cv]
+// and the output-gradient plane [2 tiles_h][2 tiles_w][ov], cv and ov being C and OC rounded up
+// to whole vectors. Zeroed when laid out: the planes' borders and padding lanes stay zero.
+template <class T>
+struct Scratch {
+  int64_t cv, ov;        // channels per column (and pixel), padded
+  int64_t v_tap, m_tap;  // elements from one tap's block to the next
+  T* v;
+  T* dm;
+  T* x_plane;
+  T* dy_plane;
+
+  Scratch(const Conv2dGeometry& g, const WinogradPlan& p) {
+    cv = whole_vectors(g.in_channels, ChannelLanes<T>::width);
+    ov = whole_vectors(g.out_channels, ChannelLanes<T>::width);
+    v_tap = p.columns * cv + kWinogradTapSkew;
+    m_tap = p.columns * ov + kWinogradTapSkew;
+  }
+  int64_t elements(const WinogradPlan& p) const {
+    return kTaps * (v_tap + m_tap) + p.padded_h * p.padded_w * cv + 4 * p.tiles * ov;
+  }
+  void lay_out(const WinogradPlan& p, T* base) {
+    v = base;
+    dm = v + kTaps * v_tap;
+    x_plane = dm + kTaps * m_tap;
+    dy_plane = x_plane + p.padded_h * p.padded_w * cv;
+    std::fill(base, base + elements(p), T(0));
+  }
+};
+
+// The channels of planes [channels][h][w] channels last: pixel (y, x) to out + (y * ldo + x) * ld,
+// its channels consecutive; blocks of 8 channels by 8 pixels of a row transposed in registers.
+template <class T>
+void channels_last(const T* planes, int64_t channels, int64_t h, int64_t w, T* out, int64_t ldo, int64_t ld) {
+  const int64_t plane = h * w;
+  int64_t c0 = 0;
+  for (; c0 + 8 <= channels; c0 += 8)
+    for (int64_t y = 0; y < h; ++y) {
+      const T* in = planes + c0 * plane + y * w;
+      T* o = out + y * ldo * ld + c0;
+      int64_t x = 0;
+      for (; x + 8 <= w; x += 8) transpose_block<8>(in + x, plane, o + x * ld, ld);
+      for (; x < w; ++x)
+        for (int64_t c = 0; c < 8; ++c) o[x * ld + c] = in[c * plane + x];
+    }
+  for (int64_t c = c0; c < channels; ++c)
+    for (int64_t y = 0; y < h; ++y)
+      for (int64_t x = 0; x < w; ++x) out[(y * ldo + x) * ld + c] = planes[c * plane + y * w + x];
+}
+
+// V[k][column][c] = (B^T d B)[k] for the 4x4 tile d of each of one image's tiles (columns from
+// `column` on), L channels at a time.
+template <class T>
+void transform_input_tiles(const WinogradPlan& p, const T* plane, int64_t cv, int64_t column, int64_t v_tap, T* v) {
+  using Lanes = ChannelLanes<T>;
+  using V = typename Lanes::V;
+  const int64_t row = p.padded_w * cv;  // elements from one plane row to the next
+  for (int64_t th = 0; th < p.tiles_h; ++th)
+    for (int64_t tw = 0; tw < p.tiles_w; ++tw, ++column) {
+      const T* d0 = plane + (2 * th * p.padded_w + 2 * tw) * cv;
+      T* out = v + column * cv;
+      for (int64_t c = 0; c < cv; c += Lanes::width) {
+        V a[4][4];  // B^T d
+        for (int j = 0; j < 4; ++j) {
+          const T* d = d0 + j * cv + c;
+          const V x0 = Lanes::load(d), x1 = Lanes::load(d + row), x2 = Lanes::load(d + 2 * row),
+                  x3 = Lanes::load(d + 3 * row);
+          a[0][j] = x0 - x2;
+          a[1][j] = x1 + x2;
+          a[2][j] = x2 - x1;
+          a[3][j] = x1 - x3;
+        }
+        T* o = out + c;
+        for (int i = 0; i < 4; ++i) {  // (B^T d) B
+          Lanes::store(o + (4 * i + 0) * v_tap, a[i][0] - a[i][2]);
+          Lanes::store(o + (4 * i + 1) * v_tap, a[i][1] + a[i][2]);
+          Lanes::store(o + (4 * i + 2) * v_tap, a[i][2] - a[i][1]);
+          Lanes::store(o + (4 * i + 3) * v_tap, a[i][1] - a[i][3]);
+        }
+      }
+    }
+}
+
+// dM[k][column][oc] = (A dy A^T)[k] for the 2x2 block of the output gradient of each of one
+// image's tiles: the adjoint of the forward's A^T m A, L channels at a time.
+template <class T>
+void transform_output_grad_tiles(const WinogradPlan& p, const T* plane, int64_t ov, int64_t column, int64_t m_tap,
+                                 T* dm) {
+  using Lanes = ChannelLanes<T>;
+  using V = typename Lanes::V;
+  const int64_t row = 2 * p.tiles_w * ov;
+  for (int64_t th = 0; th < p.tiles_h; ++th)
+    for (int64_t tw = 0; tw < p.tiles_w; ++tw, ++column) {
+      const T* d = plane + (2 * th * 2 * p.tiles_w + 2 * tw) * ov;
+      T* out = dm + column * ov;
+      for (int64_t oc = 0; oc < ov; oc += Lanes::width) {
+        const V d00 = Lanes::load(d + oc), d01 = Lanes::load(d + ov + oc);
+        const V d10 = Lanes::load(d + row + oc), d11 = Lanes::load(d + row + ov + oc);
+        const V r[4][2] = {{d00, d01}, {d00 + d10, d01 + d11}, {d00 - d10, d01 - d11}, {-d10, -d11}};  // A dy
+        T* o = out + oc;
+        for (int i = 0; i < 4; ++i) {  // (A dy) A^T
+          Lanes::store(o + (4 * i + 0) * m_tap, r[i][0]);
+          Lanes::store(o + (4 * i + 1) * m_tap, r[i][0] + r[i][1]);
+          Lanes::store(o + (4 * i + 2) * m_tap, r[i][0] - r[i][1]);
+          Lanes::store(o + (4 * i + 3) * m_tap, -r[i][1]);
+        }
+      }
+    }
+}
+
+// dweight[oc][c] = G^T dU[.][oc][c] G: the adjoint of the forward's U = G g G^T.
+template <class T>
+void untransform_kernel_grads(const Conv2dGeometry& g, const T* du, T* dweight) {
+  const int64_t stride = g.out_channels * g.in_channels;
+  for (int64_t i = 0; i < stride; ++i) {
+    T u[4][4];
+    for (int k = 0; k < kTaps; ++k) u[k / 4][k % 4] = du[k * stride + i];
+    T t[3][4];  // G^T dU
+    for (int j = 0; j < 4; ++j) {
+      t[0][j] = u[0][j] + T(0.5) * (u[1][j] + u[2][j]);
+      t[1][j] = T(0.5) * (u[1][j] - u[2][j]);
+      t[2][j] = T(0.5) * (u[1][j] + u[2][j]) + u[3][j];
+    }
+    T* out = dweight + i * 9;  // i = oc * C + c, the kernel's offset / 9
+    for (int r = 0; r < 3; ++r) {  // (G^T dU) G
+      out[r * 3 + 0] = t[r][0] + T(0.5) * (t[r][1] + t[r][2]);
+      out[r * 3 + 1] = T(0.5) * (t[r][1] - t[r][2]);
+      out[r * 3 + 2] = T(0.5) * (t[r][1] + t[r][2]) + t[r][3];
+    }
+  }
+}
+
+}  // namespace
+
+template <class T>
+void conv2d_winograd_weight_grad(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy, const Tensor& dweight) {
+  const WinogradPlan p = winograd_plan(g);
+  const int64_t oc_count = g.out_channels, c_count = g.in_channels, kernel_grads = kTaps * oc_count * c_count;
+  const Scratch<T> layout(g, p);
+  Tensor partial, scratch;  // one dU [16][OC][C] per chunk
+  {
+    CategoryScope scope(MemoryCategory::workspace);
+    partial = empty(Shape{p.chunks, kernel_grads}, TensorOptions().dtype(x.dtype()));
+    scratch = empty(Shape{p.chunks, layout.elements(p)}, TensorOptions().dtype(x.dtype()));
+  }
+  if (simulating()) return;
+  std::vector<Scratch<T>> chunks(static_cast<size_t>(p.chunks), layout);
+  for (int64_t chunk = 0; chunk < p.chunks; ++chunk)
+    chunks[static_cast<size_t>(chunk)].lay_out(p, scratch.data<T>() + chunk * layout.elements(p));
+  const int64_t image_in = c_count * g.in_h * g.in_w, image_out = oc_count * g.out_h * g.out_w;
+  std::fill(partial.data<T>(), partial.data<T>() + p.chunks * kernel_grads, T(0));
+  for_each_group(p, g.batch, [&](int64_t chunk, int64_t first, int64_t count) {
+    const Scratch<T>& s = chunks[static_cast<size_t>(chunk)];
+    for (int64_t image = 0; image < count; ++image) {
+      // x into the interior of the zero-bordered plane, dy into the top left of its own
+      channels_last(x.data<T>() + (first + image) * image_in, c_count, g.in_h, g.in_w,
+                    s.x_plane + (g.pad_h * p.padded_w + g.pad_w) * s.cv, p.padded_w, s.cv);
+      transform_input_tiles(p, s.x_plane, s.cv, image * p.tiles, s.v_tap, s.v);
+      channels_last(dy.data<T>() + (first + image) * image_out, oc_count, g.out_h, g.out_w, s.dy_plane,
+                    2 * p.tiles_w, s.ov);
+      transform_output_grad_tiles(p, s.dy_plane, s.ov, image * p.tiles, s.m_tap, s.dm);
+    }
+    T* du = partial.data<T>() + chunk * kernel_grads;
+    const int64_t columns = count * p.tiles;
+    for (int64_t k = 0; k < kTaps; ++k)  // dU[k] [OC, C] += dM[k]^T [OC, columns] V[k] [columns, C]
+      gemm<T>(oc_count, c_count, columns, {s.dm + k * s.m_tap, s.ov, /*transposed=*/true}, {s.v + k * s.v_tap, s.cv},
+              {du + k * oc_count * c_count, c_count, T(1)});
+  });
+  T* total = partial.data<T>();
+  for (int64_t chunk = 1; chunk < p.chunks; ++chunk) {
+    const T* part = total + chunk * kernel_grads;
+    for (int64_t i = 0; i < kernel_grads; ++i) total[i] += part[i];
+  }
+  untransform_kernel_grads(g, total, dweight.data<T>());
+}
+
+template void conv2d_winograd_weight_grad<float>(const Conv2dGeometry&, const Tensor&, const Tensor&, const Tensor&);
+template void conv2d_winograd_weight_grad<double>(const Conv2dGeometry&, const Tensor&, const Tensor&, const Tensor&);
+
+}  // namespace ember::kernels::cpu

@@ -95,6 +95,10 @@ void channels_last(const T* planes, int64_t channels, int64_t h, int64_t w, T* o
       T* o = out + y * ldo * ld + c0;
       int64_t x = 0;
       for (; x + 8 <= w; x += 8) transpose_block<8>(in + x, plane, o + x * ld, ld);
+      if (x < w && w >= 8) {  // the row's last 8 pixels, overlapping the blocks before: same values
+        transpose_block<8>(in + w - 8, plane, o + (w - 8) * ld, ld);
+        continue;
+      }
       for (; x < w; ++x)
         for (int64_t c = 0; c < 8; ++c) o[x * ld + c] = in[c * plane + x];
     }

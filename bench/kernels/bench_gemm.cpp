@@ -146,25 +146,26 @@ struct ZooProduct {
 };
 
 // im2col: forward W [OC, CKK] x cols [CKK, P]; input gradient W^T x dy [OC, P]; weight gradient
-// dy [OC, P] x cols^T. Winograd F(2x2, 3x3): per tap U [OC, C] x V [C, tiles] and
-// dM [OC, tiles] x V^T (about 192 tiles per group).
+// dy [OC, P] x cols^T. Winograd F(2x2, 3x3): per tap U [OC, C] x V [C, tiles], and for the
+// weight gradient dM^T x V with both stored channels last, dM [tiles, OC] and V [tiles, C]
+// (about 192 tiles per group; kernels/cpu/conv2d_winograd_weight_grad.cpp).
 const std::vector<ZooProduct> kZooProducts = {
     {"lenet5.conv2 input grad (im2col)", 150, 100, 16, true, false, true},
     {"convnet.conv1 forward (im2col)", 32, 784, 9, false, false, true},
     {"convnet.conv1 weight grad (im2col)", 32, 9, 784, false, true, false},
     {"convnet.conv2 forward (winograd)", 32, 196, 32, false, false, true},
-    {"convnet.conv2 weight grad (winograd)", 32, 32, 196, false, true, false},
+    {"convnet.conv2 weight grad (winograd)", 32, 32, 196, true, false, false},
     {"convnet.conv4 forward (winograd)", 64, 196, 64, false, false, true},
-    {"convnet.conv4 weight grad (winograd)", 64, 64, 196, false, true, false},
+    {"convnet.conv4 weight grad (winograd)", 64, 64, 196, true, false, false},
     {"resnet20.s1 forward (winograd)", 16, 196, 16, false, false, true},
-    {"resnet20.s1 weight grad (winograd)", 16, 16, 196, false, true, false},
+    {"resnet20.s1 weight grad (winograd)", 16, 16, 196, true, false, false},
     {"resnet20.s2 stride 2 forward (im2col)", 32, 196, 144, false, false, true},
     {"resnet20.s2 stride 2 input grad (im2col)", 144, 196, 32, true, false, true},
     {"resnet20.s2 stride 2 weight grad (im2col)", 32, 144, 196, false, true, false},
     {"resnet20.s3 stride 2 forward (im2col)", 64, 49, 288, false, false, true},
     {"resnet20.s3 stride 2 weight grad (im2col)", 64, 288, 49, false, true, false},
     {"resnet20.s3 forward (winograd)", 64, 192, 64, false, false, true},
-    {"resnet20.s3 weight grad (winograd)", 64, 64, 192, false, true, false},
+    {"resnet20.s3 weight grad (winograd)", 64, 64, 192, true, false, false},
     {"resnet20.shortcut 1x1 stride 2 forward", 32, 196, 16, false, false, true},
 };
 

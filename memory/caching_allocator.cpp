@@ -99,13 +99,15 @@ CachingAllocator::~CachingAllocator() {
   release_free_segments();
 }
 
+// Only a block and its neighbours can change what they count: free neighbours are always merged
+// (no two free blocks lie side by side), so an allocation or a free touches no other free piece,
+// and whether a piece's segment is split shows in its own links. A walk over the whole segment
+// cost a few percent of a ResNet-20 step (segments of thousands of small blocks).
 CachingAllocator::SplitFree CachingAllocator::split_free(const Block* block) const {
-  while (block->prev != nullptr) block = block->prev;
   SplitFree result;
-  if (block->next == nullptr) return result;  // an unsplit segment has no inactive split pieces
-  for (; block != nullptr; block = block->next) {
-    if (block->state != Block::State::free) continue;
-    result.bytes += static_cast<int64_t>(block->size);
+  for (const Block* piece : {static_cast<const Block*>(block->prev), block, static_cast<const Block*>(block->next)}) {
+    if (piece == nullptr || piece->state != Block::State::free || piece->whole_segment()) continue;
+    result.bytes += static_cast<int64_t>(piece->size);
     ++result.count;
   }
   return result;

@@ -63,7 +63,8 @@ class CachingAllocator final : public DeviceAllocator {
   void free_block(Block* block);
   void release_free_segments();
   size_t release_awaiting_blocks(bool wait);
-  // Free pieces of the segment holding `block`, counted only if the segment is split.
+  // Free pieces of a split segment among `block` and its neighbours (all that an allocation or
+  // a free can change): the inactive-split statistics move by after - before.
   struct SplitFree {
     int64_t bytes = 0;
     int64_t count = 0;

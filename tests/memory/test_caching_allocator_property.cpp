@@ -60,6 +60,11 @@ TEST_CASE("100k random operations keep blocks disjoint and stats exact", "[cachi
       REQUIRE(s.allocation_count.current == static_cast<int64_t>(live.size()));
       REQUIRE(s.reserved_bytes.current >= s.allocated_bytes.current);
       REQUIRE(s.reserved_bytes.current == static_cast<int64_t>(backend->in_use()));
+      // inactive split pieces are free bytes of reserved segments (kept up to date locally)
+      REQUIRE(s.inactive_split_bytes.current >= 0);
+      REQUIRE(s.inactive_split_count.current >= 0);
+      REQUIRE(s.inactive_split_bytes.current <= s.reserved_bytes.current - s.allocated_bytes.current);
+      REQUIRE((s.inactive_split_bytes.current == 0) == (s.inactive_split_count.current == 0));
     }
   }
   live.clear();

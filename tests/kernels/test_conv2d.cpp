@@ -3,10 +3,6 @@
 // col2im_gather) against the CPU kernels, f16, empty batches and error messages.
 #include <algorithm>
 #include <cmath>
-#include <chrono>
-#include <cstdio>
-#include <ctime>
-#include <functional>
 #include <sstream>
 #include <vector>
 
@@ -16,7 +12,6 @@
 #include "kernels/cpu/cpu_isa.h"
 #include "kernels/ops.h"
 #include "kernels/providers.h"
-#include <omp.h>
 #include "tests/support/error_bound.h"
 #include "tests/support/expect.h"
 #include "tests/support/winograd_magnitude.h"
@@ -446,59 +441,4 @@ TEST_CASE("conv2d errors name the op and the shapes", "[conv2d][errors]") {
                         {"conv2d", "stride", "(0, 0)"});
   expect_error_contains([] { conv2d(zeros({1, 2, 5, 5}), zeros({4, 2, 3, 3}, kFloat64)); },
                         {"conv2d", "dtype", "f32", "f64"});
-}
-
-// Timing only (hidden; run with "[.perf]"): the kernels of the conv layers of LeNet-5 and a
-// VGG-style ConvNet at batch 64 on 28x28x1 inputs: forward, input gradient (not for the first
-// layer, whose input needs none), weight gradient, bias gradient. Wall time and process CPU
-// time (robust when other processes share the cores), medians. Never asserts a time.
-TEST_CASE("conv2d layer timings at batch 64", "[.perf][conv2d]") {
-  struct Layer {
-    const char* name;
-    int64_t c, oc, k, pad, hw;
-    bool need_x;
-  };
-  const Layer layers[] = {{"lenet.conv1 1->6 5x5 p2 @28", 1, 6, 5, 2, 28, false},
-                          {"lenet.conv2 6->16 5x5 @14", 6, 16, 5, 0, 14, true},
-                          {"convnet.conv1 1->32 3x3 p1 @28", 1, 32, 3, 1, 28, false},
-                          {"convnet.conv2 32->32 3x3 p1 @28", 32, 32, 3, 1, 28, true},
-                          {"convnet.conv3 32->64 3x3 p1 @14", 32, 64, 3, 1, 14, true},
-                          {"convnet.conv4 64->64 3x3 p1 @14", 64, 64, 3, 1, 14, true}};
-  constexpr int kWarmup = 2, kRuns = 11;
-  const auto cpu_now = [] {
-    timespec t{};
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) * 1e-6;
-  };
-  const auto median = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-  };
-  std::printf("%-34s %18s %18s %18s %18s   (wall ms / cpu ms, %d threads)\n", "layer", "forward", "input grad",
-              "weight grad", "bias grad", omp_get_max_threads());
-  for (const Layer& l : layers) {
-    const kernels::Conv2dArgs args{1, l.pad, 1};
-    const Tensor x = randn({64, l.c, l.hw, l.hw}), w = randn({l.oc, l.c, l.k, l.k}), b = randn({l.oc});
-    const Tensor dy = randn(kernels::conv2d(x, w, b, args).shape());
-    const std::function<void()> steps[] = {[&] { kernels::conv2d(x, w, b, args); },
-                                           [&] { if (l.need_x) kernels::conv2d_backward_input(dy, w, x.shape(), args); },
-                                           [&] { kernels::conv2d_backward_weight(x, dy, w.shape(), args); },
-                                           [&] { kernels::conv2d_backward_bias(dy); }};
-    std::printf("%-34s", l.name);
-    for (const auto& step : steps) {
-      std::vector<double> wall, cpu;
-      for (int r = 0; r < kWarmup + kRuns; ++r) {
-        const auto t0 = std::chrono::steady_clock::now();
-        const double c0 = cpu_now();
-        step();
-        const double c1 = cpu_now();
-        const auto t1 = std::chrono::steady_clock::now();
-        if (r < kWarmup) continue;
-        wall.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
-        cpu.push_back(c1 - c0);
-      }
-      std::printf("   %7.3f / %7.3f", median(wall), median(cpu));
-    }
-    std::printf("\n");
-  }
 }

@@ -71,15 +71,19 @@ void transform_kernels(const Conv2dGeometry& g, const T* weight, T* u) {
 // (one tile) or, for f32, Float8Lanes (eight consecutive tiles in one 8-wide vector; GCC and
 // Clang vector extensions, compiled for this machine's widest unit). Column j of the tiles at
 // `row` (row points at the first tile's first column, tile t starting 2t further) is
-// column(row, j). A vector step may run past the row's last tile: it reads into slack that
+// column(row, 8, j). A vector step may run past the row's last tile: it reads into slack that
 // every buffer it reads has, and writes into columns that are written again later (the next
 // tile row, the next image, the next channel's row: the loops run channel by channel) or
 // never read (the tap blocks' skew), so nothing it leaves behind is ever used.
+// A plane four tiles wide (ResNet-20's 7x7 layers) would leave half of each vector idle, so
+// there one vector takes two rows of tiles (pair_rows): lanes 0-3 the tiles of row th, lanes
+// 4-7 those of row th + 1, which are the next four columns of V and M; column(row, next, j)
+// reads the upper lanes' inputs `next` elements after the lower ones'.
 template <class T>
 struct ScalarLanes {
   using V = T;
   static constexpr int64_t width = 1;
-  static V column(const T* row, int j) { return row[j]; }
+  static V column(const T* row, int64_t, int j) { return row[j]; }
   static V load(const T* p) { return *p; }
   static void store(T* p, V v) { *p = v; }
   static void store_pairs(T* p, V even, V odd) {  // p[2t] = even, p[2t + 1] = odd
@@ -97,9 +101,11 @@ struct Float8Lanes {
     return v;
   }
   static void store(float* p, V v) { std::memcpy(p, &v, sizeof v); }
-  static V column(const float* row, int j) {  // row[2t + j] for t = 0..7: reads row[0, 18)
+  // row[2t + j] for t < 4, then next[2t + j] for t < 4 (next = row + 8: row[2t + j] for
+  // t < 8, reading row[0, 18))
+  static V column(const float* row, int64_t next, int j) {
     const float* base = row + (j & 2);
-    const V lo = load(base), hi = load(base + 8);
+    const V lo = load(base), hi = load(base + next);
     return (j & 1) != 0 ? __builtin_shufflevector(lo, hi, 1, 3, 5, 7, 9, 11, 13, 15)
                         : __builtin_shufflevector(lo, hi, 0, 2, 4, 6, 8, 10, 12, 14);
   }
@@ -120,6 +126,13 @@ inline void copy_row(const T* src, int64_t n, T* dst) {
 // The length of a row buffer for one row of tiles: 2 values per tile, plus a vector step's overrun.
 int64_t row_buffer(const ForwardPlan& p) { return 2 * p.tiles_w + kReadSlack; }
 
+// Whether the tiles of rows th and th + 1 share one vector: a plane four tiles wide, a vector
+// of eight, and a row th + 1.
+template <class Lanes>
+bool pair_rows(const ForwardPlan& p, int64_t th) {
+  return Lanes::width == 8 && p.tiles_w == 4 && th + 1 < p.tiles_h;
+}
+
 // V[k][c][column] = (B^T d B)[k] for the 4x4 tile d of every column. Each input plane is first
 // copied into `padded` (p.padded_h x p.padded_w, zero outside the plane: the caller zeroes it
 // once, and the copies only ever write its interior), so no tile needs a bounds check.
@@ -133,13 +146,14 @@ void transform_tiles(const Conv2dGeometry& g, const ForwardPlan& p, const T* ima
       for (int64_t row = 0; row < h; ++row)
         copy_row(plane + row * w, w, padded + (row + g.pad_h) * pw + g.pad_w);
       T* out = v + c * p.columns + image * p.tiles;
-      for (int64_t th = 0; th < p.tiles_h; ++th)
+      for (int64_t th = 0; th < p.tiles_h; th += pair_rows<Lanes>(p, th) ? 2 : 1)
         for (int64_t tw = 0; tw < p.tiles_w; tw += Lanes::width) {
           const T* d0 = padded + 2 * th * pw + 2 * tw;
+          const int64_t next = pair_rows<Lanes>(p, th) ? 2 * pw : 8;  // the upper lanes' inputs
           V a[4][4];  // B^T d
           for (int j = 0; j < 4; ++j) {
-            const V x0 = Lanes::column(d0, j), x1 = Lanes::column(d0 + pw, j);
-            const V x2 = Lanes::column(d0 + 2 * pw, j), x3 = Lanes::column(d0 + 3 * pw, j);
+            const V x0 = Lanes::column(d0, next, j), x1 = Lanes::column(d0 + pw, next, j);
+            const V x2 = Lanes::column(d0 + 2 * pw, next, j), x3 = Lanes::column(d0 + 3 * pw, next, j);
             a[0][j] = x0 - x2;
             a[1][j] = x1 + x2;
             a[2][j] = x2 - x1;
@@ -157,7 +171,8 @@ void transform_tiles(const Conv2dGeometry& g, const ForwardPlan& p, const T* ima
 }
 
 // y = A^T M A + bias for every column's tile, clipped to the output plane. `rows` holds two
-// row buffers (row_buffer(p) each): a tile row's two output rows before they are clipped.
+// row buffers (row_buffer(p) each): a tile row's two output rows before they are clipped (with
+// pair_rows, two tile rows': the second's from element 8 on).
 template <class Lanes, class T>
 void untransform_tiles(const Conv2dGeometry& g, const ForwardPlan& p, const T* m, const T* bias, int64_t count,
                        T* rows, T* out_images) {
@@ -169,7 +184,8 @@ void untransform_tiles(const Conv2dGeometry& g, const ForwardPlan& p, const T* m
       T* plane = out_images + (image * oc_count + oc) * oh_count * ow_count;
       const T* in = m + oc * p.columns + image * p.tiles;
       const V b = V{} + (bias != nullptr ? bias[oc] : T(0));
-      for (int64_t th = 0; th < p.tiles_h; ++th) {
+      for (int64_t th = 0; th < p.tiles_h;) {
+        const int64_t tile_rows = pair_rows<Lanes>(p, th) ? 2 : 1;
         for (int64_t tw = 0; tw < p.tiles_w; tw += Lanes::width) {
           const T* t = in + th * p.tiles_w + tw;
           V s[2][4];  // A^T m
@@ -182,8 +198,9 @@ void untransform_tiles(const Conv2dGeometry& g, const ForwardPlan& p, const T* m
           for (int i = 0; i < 2; ++i)  // (A^T m) A: each tile's two outputs of row i
             Lanes::store_pairs(wide[i] + 2 * tw, s[i][0] + s[i][1] + s[i][2] + b, s[i][1] - s[i][2] - s[i][3] + b);
         }
-        for (int64_t i = 0; i < 2 && 2 * th + i < oh_count; ++i)
-          copy_row(wide[i], ow_count, plane + (2 * th + i) * ow_count);
+        for (int64_t r = 0; r < tile_rows; ++r, ++th)
+          for (int64_t i = 0; i < 2 && 2 * th + i < oh_count; ++i)
+            copy_row(wide[i] + 8 * r, ow_count, plane + (2 * th + i) * ow_count);
       }
     }
 }

@@ -45,6 +45,10 @@ const std::vector<ConvCase> kCases = {
     {2, 3, 8, 9, 4, 3, 3, 1, 2, 1},
     {3, 2, 5, 5, 6, 3, 3, 1, 1, 1},
     {1, 1, 3, 3, 1, 3, 3, 1, 1, 1},
+    // four tiles wide, two rows of tiles per vector: 7x7 outputs (4x4 tiles), and 5x8 (3 rows:
+    // the last one alone)
+    {2, 2, 9, 9, 3, 3, 3, 1, 0, 1},
+    {2, 3, 5, 8, 4, 3, 3, 1, 1, 1},
 };
 
 // The CPU's convolution algorithms (kernels/providers.h); every forward and gradient test runs each.

@@ -2,7 +2,7 @@
 // Layout: U [16][OC][C] (all kernels, once per call), and per thread V [16][C][cols] and
 // M [16][OC][cols], where a column is one 4x4 tile of one image of the thread's current
 // group of images (kernels/cpu/conv2d_winograd_plan.h). Each U[k] is packed once per call for
-// the GEMM (cpu::PackedA) and serves every group. Threads take contiguous ranges of groups (one
+// the GEMM (cpu::PackedA) and serves every group. Threads take contiguous ranges of images (one
 // OpenMP team for the op); the GEMMs (kernels/cpu/gemm.h) inside run single-threaded. The
 // weight gradient is conv2d_winograd_weight_grad.cpp.
 #include "kernels/cpu/conv2d_winograd.h"

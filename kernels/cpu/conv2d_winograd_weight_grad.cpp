@@ -10,8 +10,8 @@
 // (V [16][C][cols]) keeps contiguous; the GEMM would then transpose both operands into its
 // panels for every group, and did (measured on ResNet-20: the packing took longer than the
 // products). Here both are written with the channels innermost, V [16][cols][C] and
-// dM [16][cols][OC]: dM is A stored transposed (its panels are plain copies) and V is B as
-// stored (read in place). The transforms run over L channels at a time (one vector), on an
+// dM [16][cols][OC]: dM is A stored transposed (read in place where its rows hold whole
+// panels, else copied into them without a transpose) and V is B as stored (read in place). The transforms run over L channels at a time (one vector), on an
 // image first copied channels last (x into a zero-bordered [padded_h][padded_w][C] plane, dy
 // into a zero-bordered [2 tiles_h][2 tiles_w][OC] one), so each tap of a tile is one whole
 // vector load or store, whatever the plane's width. Channel counts are padded to whole

@@ -28,8 +28,9 @@ CpuConvAlgorithm cpu_conv_from_env() {
   if (v == nullptr || std::string(v) == "auto") return CpuConvAlgorithm::automatic;
   if (std::string(v) == "im2col") return CpuConvAlgorithm::im2col;
   if (std::string(v) == "winograd") return CpuConvAlgorithm::winograd;
+  if (std::string(v) == "winograd4") return CpuConvAlgorithm::winograd4;
   if (std::string(v) == "direct") return CpuConvAlgorithm::direct;
-  EMBER_THROW("EMBER_CPU_CONV='" << v << "': expected auto, im2col, winograd or direct");
+  EMBER_THROW("EMBER_CPU_CONV='" << v << "': expected auto, im2col, winograd, winograd4 or direct");
 }
 
 void check_available(CpuGemmProvider provider, const char* source) {
@@ -91,6 +92,7 @@ const char* cpu_conv_algorithm_name(CpuConvAlgorithm a) {
     case CpuConvAlgorithm::automatic: return "auto";
     case CpuConvAlgorithm::im2col: return "im2col";
     case CpuConvAlgorithm::winograd: return "winograd";
+    case CpuConvAlgorithm::winograd4: return "winograd4";
     case CpuConvAlgorithm::direct: return "direct";
   }
   return "?";

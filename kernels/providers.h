@@ -6,9 +6,9 @@
 //   EMBER_GEMM=custom|cublas   EMBER_CONV=custom|cudnn      (environment, read once)
 //   ember::kernels::set_gemm_provider(ember::kernels::GemmProvider::cublas);  (code)
 //
-// The CPU convolution has three algorithms, chosen the same way:
+// The CPU convolution has three algorithms (Winograd in two tile sizes), chosen the same way:
 //
-//   EMBER_CPU_CONV=auto|im2col|winograd|direct                   (environment, read once)
+//   EMBER_CPU_CONV=auto|im2col|winograd|winograd4|direct         (environment, read once)
 //   { ember::kernels::CpuConvScope reference(CpuConvAlgorithm::im2col); ... }   (code)
 //
 //   auto      Winograd F(2x2, 3x3) where it applies and pays (3x3, stride 1, >= 16 channels
@@ -16,7 +16,9 @@
 //             stride-1 layers with fewer than 16 input channels, f32, on a CPU with AVX2 or
 //             AVX-512 (kernels/cpu/conv2d_direct.h); im2col + GEMM elsewhere
 //   im2col    im2col + GEMM everywhere: the straightforward reference (kernels/cpu/conv2d.cpp)
-//   winograd  Winograd wherever it applies (any channel count), im2col elsewhere
+//   winograd  Winograd F(2x2, 3x3) wherever it applies (any channel count), im2col elsewhere
+//   winograd4 the same with F(4x4, 3x3) for the forward and input gradient (fewer
+//             multiplications, 10-20x the rounding error; no faster per training step here)
 //   direct    the direct convolution wherever it applies (stride 1, f32, AVX2 or AVX-512;
 //             forward and weight gradient), im2col elsewhere
 //
@@ -40,7 +42,7 @@ void set_conv_provider(ConvProvider provider);
 const char* gemm_provider_name(GemmProvider provider);
 const char* conv_provider_name(ConvProvider provider);
 
-enum class CpuConvAlgorithm { automatic, im2col, winograd, direct };
+enum class CpuConvAlgorithm { automatic, im2col, winograd, winograd4, direct };
 CpuConvAlgorithm cpu_conv_algorithm();
 void set_cpu_conv_algorithm(CpuConvAlgorithm algorithm);
 const char* cpu_conv_algorithm_name(CpuConvAlgorithm algorithm);

@@ -139,8 +139,11 @@ void register_benchmarks(const std::vector<int>& thread_counts) {
     std::cout << "fp32 peak on " << threads << " thread(s), measured: " << static_cast<int>(peak) << " GFLOP/s\n";
     for (const Layer& l : kLayers)
       for (Pass pass : {Pass::forward, Pass::input_grad, Pass::weight_grad})
-        for (CpuConvAlgorithm algorithm : {CpuConvAlgorithm::im2col, CpuConvAlgorithm::winograd, CpuConvAlgorithm::direct}) {
-          if (algorithm == CpuConvAlgorithm::winograd && !ember::kernels::cpu::winograd_applies(geometry_of(l))) continue;
+        for (CpuConvAlgorithm algorithm : {CpuConvAlgorithm::im2col, CpuConvAlgorithm::winograd, CpuConvAlgorithm::winograd4,
+                                           CpuConvAlgorithm::direct}) {
+          const bool winograd = algorithm == CpuConvAlgorithm::winograd || algorithm == CpuConvAlgorithm::winograd4;
+          if (winograd && !ember::kernels::cpu::winograd_applies(geometry_of(l))) continue;
+          if (algorithm == CpuConvAlgorithm::winograd4 && pass == Pass::weight_grad) continue;  // F(2x2) either way
           if (algorithm == CpuConvAlgorithm::direct && !ember::kernels::cpu::direct_applies(geometry_of(l))) continue;
           const std::string name = std::string(l.name) + "/" + pass_name(pass) + "/" +
                                    ember::kernels::cpu_conv_algorithm_name(algorithm) +

@@ -97,11 +97,16 @@ bool use_winograd(const Conv2dGeometry& g) {
   switch (cpu_conv_algorithm()) {
     case CpuConvAlgorithm::im2col:
     case CpuConvAlgorithm::direct: return false;
-    case CpuConvAlgorithm::winograd: return winograd_applies(g);
+    case CpuConvAlgorithm::winograd:
+    case CpuConvAlgorithm::winograd4: return winograd_applies(g);
     case CpuConvAlgorithm::automatic: break;
   }
   return winograd_pays(g);
 }
+
+// The output tile of a Winograd forward: F(4x4, 3x3) only when asked for (EMBER_CPU_CONV=winograd4:
+// faster per layer on planes 14 and 28 wide, no faster per training step; docs/kernels.md).
+int64_t winograd_forward_tile() { return cpu_conv_algorithm() == CpuConvAlgorithm::winograd4 ? 4 : 2; }
 
 // Whether this convolution runs as the direct convolution (f32 only: kernels/cpu/conv2d_direct.h).
 template <class T>
@@ -109,7 +114,8 @@ bool use_direct(const Conv2dGeometry& g) {
   if (!std::is_same_v<T, float>) return false;
   switch (cpu_conv_algorithm()) {
     case CpuConvAlgorithm::im2col:
-    case CpuConvAlgorithm::winograd: return false;
+    case CpuConvAlgorithm::winograd:
+    case CpuConvAlgorithm::winograd4: return false;
     case CpuConvAlgorithm::direct: return direct_applies(g);
     case CpuConvAlgorithm::automatic: break;
   }
@@ -120,7 +126,7 @@ template <class T>
 void conv2d_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& weight, const Tensor& bias,
                     const Tensor& y) {
   if (use_winograd(g)) {
-    conv2d_winograd<T>(g, x, weight, bias, y);
+    conv2d_winograd<T>(g, x, weight, bias, y, winograd_forward_tile());
     return;
   }
   if constexpr (std::is_same_v<T, float>)

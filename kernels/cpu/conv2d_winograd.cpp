@@ -13,6 +13,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/error.h"
 #include "core/simulation.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/parallel.h"
@@ -22,7 +23,6 @@
 namespace ember::kernels::cpu {
 namespace {
 
-constexpr int64_t kTaps = kWinogradTaps;
 constexpr int64_t kTapSkew = kWinogradTapSkew;
 constexpr int64_t kMinChannels = 16;  // below this (a first layer), im2col's one GEMM wins
 // Slack after a buffer that a vector step may read past its end (Float8Lanes::column reads 18).
@@ -34,36 +34,72 @@ struct ForwardPlan : WinogradPlan {
   int64_t v_tap, m_tap;
 };
 
-ForwardPlan plan_for(const Conv2dGeometry& g) {
-  ForwardPlan p{winograd_plan(g), 0, 0};
+ForwardPlan plan_for(const Conv2dGeometry& g, int64_t tile) {
+  ForwardPlan p{winograd_plan(g, tile), 0, 0};
   p.v_tap = g.in_channels * p.columns + kTapSkew;
   p.m_tap = g.out_channels * p.columns + kTapSkew;
   return p;
 }
 
+// Runs transform(kernel, taps) for each kernel g = weight[oc][c] (taps: its kTaps values) and
+// stores U[k][oc][c]. One output channel's kernels are transformed into `row` [C][taps] first
+// and then written a tap at a time, C values in a row: storing each kernel's taps straight into
+// U would write taps blocks OC * C apart, for 64 channels 16 KiB apart, all in one L1 set
+// (F(4x4)'s 36 blocks ran ResNet-20's kernel transforms at 13% of its step).
+template <int Taps, class T, class Transform>
+void transform_kernels_by_rows(const Conv2dGeometry& g, const T* weight, T* u, const Transform& transform) {
+  const int64_t oc_count = g.out_channels, c_count = g.in_channels, stride = oc_count * c_count;
+  parallel_for(oc_count, std::max<int64_t>(1, kParallelGrain / (c_count * Taps)), [&](int64_t o0, int64_t o1) {
+    std::vector<T> row(static_cast<size_t>(c_count * Taps));
+    for (int64_t oc = o0; oc < o1; ++oc) {
+      for (int64_t c = 0; c < c_count; ++c) transform(weight + (oc * c_count + c) * 9, row.data() + c * Taps);
+      for (int k = 0; k < Taps; ++k) {
+        T* out = u + k * stride + oc * c_count;
+        for (int64_t c = 0; c < c_count; ++c) out[c] = row[static_cast<size_t>(c * Taps + k)];
+      }
+    }
+  });
+}
+
 // U[k][oc][c] = (G g G^T)[k] for every kernel g = weight[oc][c].
 template <class T>
 void transform_kernels(const Conv2dGeometry& g, const T* weight, T* u) {
-  const int64_t oc_count = g.out_channels, c_count = g.in_channels, stride = oc_count * c_count;
-  parallel_for(oc_count, std::max<int64_t>(1, kParallelGrain / (c_count * 9)), [&](int64_t o0, int64_t o1) {
-    for (int64_t oc = o0; oc < o1; ++oc)
-      for (int64_t c = 0; c < c_count; ++c) {
-        const T* k = weight + (oc * c_count + c) * 9;
-        T r[4][3];  // G g
-        for (int j = 0; j < 3; ++j) {
-          r[0][j] = k[j];
-          r[1][j] = T(0.5) * (k[j] + k[3 + j] + k[6 + j]);
-          r[2][j] = T(0.5) * (k[j] - k[3 + j] + k[6 + j]);
-          r[3][j] = k[6 + j];
-        }
-        T* out = u + oc * c_count + c;
-        for (int i = 0; i < 4; ++i) {  // (G g) G^T
-          out[(4 * i + 0) * stride] = r[i][0];
-          out[(4 * i + 1) * stride] = T(0.5) * (r[i][0] + r[i][1] + r[i][2]);
-          out[(4 * i + 2) * stride] = T(0.5) * (r[i][0] - r[i][1] + r[i][2]);
-          out[(4 * i + 3) * stride] = r[i][2];
-        }
-      }
+  transform_kernels_by_rows<16>(g, weight, u, [](const T* k, T* out) {
+    T r[4][3];  // G g
+    for (int j = 0; j < 3; ++j) {
+      r[0][j] = k[j];
+      r[1][j] = T(0.5) * (k[j] + k[3 + j] + k[6 + j]);
+      r[2][j] = T(0.5) * (k[j] - k[3 + j] + k[6 + j]);
+      r[3][j] = k[6 + j];
+    }
+    for (int i = 0; i < 4; ++i) {  // (G g) G^T
+      out[4 * i + 0] = r[i][0];
+      out[4 * i + 1] = T(0.5) * (r[i][0] + r[i][1] + r[i][2]);
+      out[4 * i + 2] = T(0.5) * (r[i][0] - r[i][1] + r[i][2]);
+      out[4 * i + 3] = r[i][2];
+    }
+  });
+}
+
+// F(4x4): U[k][oc][c] = (G g G^T)[k], k = 6a + b, with G's rows (1/4, 0, 0), -(1, 1, 1)/6,
+// -(1, -1, 1)/6, (1/24, 1/12, 1/6), (1/24, -1/12, 1/6), (0, 0, 1).
+template <class T>
+void g6(T x0, T x1, T x2, T* out) {  // out = G (x0, x1, x2)
+  const T sixth = T(1) / T(6), a = x0 + x2, b = T(0.25) * x0 + x2;
+  out[0] = T(0.25) * x0;
+  out[1] = -sixth * (a + x1);
+  out[2] = -sixth * (a - x1);
+  out[3] = sixth * (b + T(0.5) * x1);
+  out[4] = sixth * (b - T(0.5) * x1);
+  out[5] = x2;
+}
+
+template <class T>
+void transform_kernels4(const Conv2dGeometry& g, const T* weight, T* u) {
+  transform_kernels_by_rows<36>(g, weight, u, [](const T* k, T* out) {
+    T r[3][6];  // (G g)^T: column j of G g
+    for (int j = 0; j < 3; ++j) g6(k[j], k[3 + j], k[6 + j], r[j]);
+    for (int a = 0; a < 6; ++a) g6(r[0][a], r[1][a], r[2][a], out + 6 * a);  // (G g) G^T
   });
 }
 
@@ -90,6 +126,14 @@ struct ScalarLanes {
     p[0] = even;
     p[1] = odd;
   }
+  template <int J>
+  static V column4(const T* row, int64_t) { return row[J]; }
+  static void store_quads(T* p, V y0, V y1, V y2, V y3) {  // p[4t + j] = yj
+    p[0] = y0;
+    p[1] = y1;
+    p[2] = y2;
+    p[3] = y3;
+  }
 };
 
 struct Float8Lanes {
@@ -113,6 +157,27 @@ struct Float8Lanes {
     store(p, __builtin_shufflevector(even, odd, 0, 8, 1, 9, 2, 10, 3, 11));
     store(p + 8, __builtin_shufflevector(even, odd, 4, 12, 5, 13, 6, 14, 7, 15));
   }
+  // F(4x4): row[4t + J] for t < 4, then next[4t + J] for t < 4 (next = row + 16: row[4t + J]
+  // for t < 8, reading row[0, 36))
+  template <int J>
+  static V column4(const float* row, int64_t next) {
+    constexpr int k = J & 3;
+    const float* base = row + (J & 4);
+    const V a = load(base), b = load(base + 8), c = load(base + next), d = load(base + next + 8);
+    const V lo = __builtin_shufflevector(a, b, k, k + 4, k + 8, k + 12, k, k + 4, k + 8, k + 12);
+    const V hi = __builtin_shufflevector(c, d, k, k + 4, k + 8, k + 12, k, k + 4, k + 8, k + 12);
+    return __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 8, 9, 10, 11);
+  }
+  static void store_quads(float* p, V y0, V y1, V y2, V y3) {  // p[4t + j] = yj[t], t < 8
+    const V a = __builtin_shufflevector(y0, y1, 0, 8, 1, 9, 2, 10, 3, 11);  // y0 y1 of tiles 0-3
+    const V b = __builtin_shufflevector(y2, y3, 0, 8, 1, 9, 2, 10, 3, 11);
+    const V c = __builtin_shufflevector(y0, y1, 4, 12, 5, 13, 6, 14, 7, 15);  // tiles 4-7
+    const V d = __builtin_shufflevector(y2, y3, 4, 12, 5, 13, 6, 14, 7, 15);
+    store(p, __builtin_shufflevector(a, b, 0, 1, 8, 9, 2, 3, 10, 11));
+    store(p + 8, __builtin_shufflevector(a, b, 4, 5, 12, 13, 6, 7, 14, 15));
+    store(p + 16, __builtin_shufflevector(c, d, 0, 1, 8, 9, 2, 3, 10, 11));
+    store(p + 24, __builtin_shufflevector(c, d, 4, 5, 12, 13, 6, 7, 14, 15));
+  }
 };
 
 // Copies n elements of one short row inline: std::copy's memmove call costs more than a
@@ -123,8 +188,8 @@ inline void copy_row(const T* src, int64_t n, T* dst) {
   for (int64_t i = 0; i < n; ++i) dst[i] = src[i];
 }
 
-// The length of a row buffer for one row of tiles: 2 values per tile, plus a vector step's overrun.
-int64_t row_buffer(const ForwardPlan& p) { return 2 * p.tiles_w + kReadSlack; }
+// The length of a row buffer for one row of tiles: m values per tile, plus a vector step's overrun.
+int64_t row_buffer(const ForwardPlan& p) { return p.tile * p.tiles_w + kReadSlack; }
 
 // Whether the tiles of rows th and th + 1 share one vector: a plane four tiles wide, a vector
 // of eight, and a row th + 1.
@@ -205,6 +270,102 @@ void untransform_tiles(const Conv2dGeometry& g, const ForwardPlan& p, const T* m
     }
 }
 
+// F(4x4)'s B^T applied to (x0..x5): the rows (4, 0, -5, 0, 1, 0), (0, -4, -4, 1, 1, 0),
+// (0, 4, -4, -1, 1, 0), (0, -2, -1, 2, 1, 0), (0, 2, -1, -2, 1, 0), (0, 4, 0, -5, 0, 1).
+template <class V>
+inline void bt6(const V* x, V* o) {
+  const V t1 = x[4] - 4 * x[2], t2 = x[3] - 4 * x[1], t3 = x[4] - x[2], t4 = 2 * (x[3] - x[1]);
+  o[0] = 4 * x[0] - 5 * x[2] + x[4];
+  o[1] = t1 + t2;
+  o[2] = t1 - t2;
+  o[3] = t3 + t4;
+  o[4] = t3 - t4;
+  o[5] = 4 * x[1] - 5 * x[3] + x[5];
+}
+
+// F(4x4): V[k][c][column] = (B^T d B)[k] for the 6x6 tile d of every column, k = 6a + b; as
+// transform_tiles, tiles 4 apart.
+template <class Lanes, class T>
+void transform_tiles4(const Conv2dGeometry& g, const ForwardPlan& p, const T* images, int64_t count, T* padded, T* v) {
+  using V = typename Lanes::V;
+  const int64_t c_count = g.in_channels, h = g.in_h, w = g.in_w, stride = p.v_tap, pw = p.padded_w;
+  for (int64_t c = 0; c < c_count; ++c)
+    for (int64_t image = 0; image < count; ++image) {
+      const T* plane = images + (image * c_count + c) * h * w;
+      for (int64_t row = 0; row < h; ++row)
+        copy_row(plane + row * w, w, padded + (row + g.pad_h) * pw + g.pad_w);
+      T* out = v + c * p.columns + image * p.tiles;
+      for (int64_t th = 0; th < p.tiles_h; th += pair_rows<Lanes>(p, th) ? 2 : 1)
+        for (int64_t tw = 0; tw < p.tiles_w; tw += Lanes::width) {
+          const T* d0 = padded + 4 * th * pw + 4 * tw;
+          const int64_t next = pair_rows<Lanes>(p, th) ? 4 * pw : 16;  // the upper lanes' inputs
+          V h[6][6];  // d B: row i of the tile times B, as each row is read
+          for (int i = 0; i < 6; ++i) {
+            const T* r = d0 + i * pw;
+            const V x[6] = {Lanes::template column4<0>(r, next), Lanes::template column4<1>(r, next),
+                            Lanes::template column4<2>(r, next), Lanes::template column4<3>(r, next),
+                            Lanes::template column4<4>(r, next), Lanes::template column4<5>(r, next)};
+            bt6(x, h[i]);
+          }
+          T* o = out + th * p.tiles_w + tw;
+          for (int b = 0; b < 6; ++b) {  // B^T (d B): column b
+            const V col[6] = {h[0][b], h[1][b], h[2][b], h[3][b], h[4][b], h[5][b]};
+            V r[6];
+            bt6(col, r);
+            for (int a = 0; a < 6; ++a) Lanes::store(o + (6 * a + b) * stride, r[a]);
+          }
+        }
+    }
+}
+
+// F(4x4)'s A^T applied to (m0..m5): the rows (1, 1, 1, 1, 1, 0), (0, 1, -1, 2, -2, 0),
+// (0, 1, 1, 4, 4, 0), (0, 1, -1, 8, -8, 1).
+template <class V>
+inline void at6(const V* m, V* y) {
+  const V s1 = m[1] + m[2], d1 = m[1] - m[2], s2 = m[3] + m[4], d2 = m[3] - m[4];
+  y[0] = m[0] + s1 + s2;
+  y[1] = d1 + 2 * d2;
+  y[2] = s1 + 4 * s2;
+  y[3] = d1 + 8 * d2 + m[5];
+}
+
+// F(4x4): y = A^T M A + bias, as untransform_tiles; `rows` holds four row buffers.
+template <class Lanes, class T>
+void untransform_tiles4(const Conv2dGeometry& g, const ForwardPlan& p, const T* m, const T* bias, int64_t count,
+                        T* rows, T* out_images) {
+  using V = typename Lanes::V;
+  const int64_t oc_count = g.out_channels, oh_count = g.out_h, ow_count = g.out_w, stride = p.m_tap;
+  T* wide[4];
+  for (int i = 0; i < 4; ++i) wide[i] = rows + i * row_buffer(p);
+  for (int64_t image = 0; image < count; ++image)
+    for (int64_t oc = 0; oc < oc_count; ++oc) {
+      T* plane = out_images + (image * oc_count + oc) * oh_count * ow_count;
+      const T* in = m + oc * p.columns + image * p.tiles;
+      const V b = V{} + (bias != nullptr ? bias[oc] : T(0));
+      for (int64_t th = 0; th < p.tiles_h;) {
+        const int64_t tile_rows = pair_rows<Lanes>(p, th) ? 2 : 1;
+        for (int64_t tw = 0; tw < p.tiles_w; tw += Lanes::width) {
+          const T* t = in + th * p.tiles_w + tw;
+          V s[6][4];  // (A^T M)^T: s[j] is A^T applied to column j
+          for (int j = 0; j < 6; ++j) {
+            V col[6];
+            for (int a = 0; a < 6; ++a) col[a] = Lanes::load(t + (6 * a + j) * stride);
+            at6(col, s[j]);
+          }
+          for (int i = 0; i < 4; ++i) {  // (A^T M) A: each tile's four outputs of row i
+            const V row[6] = {s[0][i], s[1][i], s[2][i], s[3][i], s[4][i], s[5][i]};
+            V y[4];
+            at6(row, y);
+            Lanes::store_quads(wide[i] + 4 * tw, y[0] + b, y[1] + b, y[2] + b, y[3] + b);
+          }
+        }
+        for (int64_t r = 0; r < tile_rows; ++r, ++th)
+          for (int64_t i = 0; i < 4 && 4 * th + i < oh_count; ++i)
+            copy_row(wide[i] + 16 * r, ow_count, plane + (4 * th + i) * ow_count);
+      }
+    }
+}
+
 static_assert(kTapSkew >= Float8Lanes::width - 1, "a vector step's overrun must stay inside the skew");
 
 // The widest lanes for T.
@@ -212,7 +373,7 @@ template <class T>
 using LanesFor = std::conditional_t<std::is_same_v<T, float>, Float8Lanes, ScalarLanes<T>>;
 
 // One chunk's scratch, laid out from base: V, M, the padded plane
-// (with read slack after it) and two row buffers, the last two zeroed (their borders must read
+// (with read slack after it) and m row buffers, the last two zeroed (their borders must read
 // zero). elements(p) is the layout's size; chunks(p, scratch) lays out every chunk of a
 // [p.chunks, elements(p)] tensor before the OpenMP team starts.
 template <class T>
@@ -222,12 +383,12 @@ struct ChunkScratch {
   T* padded;
   T* rows;
   ChunkScratch(const ForwardPlan& p, T* base)
-      : v(base), m(v + kTaps * p.v_tap), padded(m + kTaps * p.m_tap),
+      : v(base), m(v + p.taps * p.v_tap), padded(m + p.taps * p.m_tap),
         rows(padded + p.padded_h * p.padded_w + kReadSlack) {
-    std::fill(padded, rows + 2 * row_buffer(p), T(0));
+    std::fill(padded, rows + p.tile * row_buffer(p), T(0));
   }
   static int64_t elements(const ForwardPlan& p) {
-    return kTaps * (p.v_tap + p.m_tap) + p.padded_h * p.padded_w + kReadSlack + 2 * row_buffer(p);
+    return p.taps * (p.v_tap + p.m_tap) + p.padded_h * p.padded_w + kReadSlack + p.tile * row_buffer(p);
   }
   static std::vector<ChunkScratch> chunks(const ForwardPlan& p, const Tensor& scratch) {
     std::vector<ChunkScratch> out;
@@ -249,18 +410,23 @@ bool winograd_pays(const Conv2dGeometry& g) {
 
 template <class T>
 void conv2d_winograd(const Conv2dGeometry& g, const Tensor& x, const Tensor& weight, const Tensor& bias,
-                     const Tensor& y) {
-  const ForwardPlan p = plan_for(g);
+                     const Tensor& y, int64_t tile) {
+  EMBER_CHECK(tile == 2 || tile == 4, "conv2d_winograd: F(" << tile << "x" << tile << ", 3x3) is not implemented (2 or 4)");
+  const ForwardPlan p = plan_for(g, tile);
+  const bool f4 = tile == 4;
   const int64_t oc_count = g.out_channels, c_count = g.in_channels;
   Tensor kernels_u, scratch;
   {
     CategoryScope scope(MemoryCategory::workspace);
-    kernels_u = empty(Shape{kTaps, oc_count, c_count}, TensorOptions().dtype(x.dtype()));
+    kernels_u = empty(Shape{p.taps, oc_count, c_count}, TensorOptions().dtype(x.dtype()));
     scratch = empty(Shape{p.chunks, ChunkScratch<T>::elements(p)}, TensorOptions().dtype(x.dtype()));
   }
-  if (!simulating()) transform_kernels(g, weight.data<T>(), kernels_u.data<T>());
+  if (!simulating()) {
+    if (f4) transform_kernels4(g, weight.data<T>(), kernels_u.data<T>());
+    else transform_kernels(g, weight.data<T>(), kernels_u.data<T>());
+  }
   std::vector<PackedA<T>> packed;  // U[k] [OC, C], packed for the GEMM once for every group (workspace)
-  for (int64_t k = 0; k < kTaps; ++k)
+  for (int64_t k = 0; k < p.taps; ++k)
     packed.emplace_back(oc_count, c_count, MatrixRef<T>{kernels_u.data<T>() + k * oc_count * c_count, c_count});
   if (simulating()) return;
   const T* b = bias.defined() ? bias.data<T>() : nullptr;
@@ -269,15 +435,19 @@ void conv2d_winograd(const Conv2dGeometry& g, const Tensor& x, const Tensor& wei
   for_each_group(p, g.batch, [&](int64_t chunk, int64_t first, int64_t count) {
     const ChunkScratch<T>& c = chunks[static_cast<size_t>(chunk)];
     const int64_t columns = count * p.tiles;
-    transform_tiles<LanesFor<T>>(g, p, x.data<T>() + first * image_in, count, c.padded, c.v);
+    const T* images = x.data<T>() + first * image_in;
+    if (f4) transform_tiles4<LanesFor<T>>(g, p, images, count, c.padded, c.v);
+    else transform_tiles<LanesFor<T>>(g, p, images, count, c.padded, c.v);
     // V and M keep p.columns as their row stride, so a short group uses the left columns.
-    for (int64_t k = 0; k < kTaps; ++k)
+    for (int64_t k = 0; k < p.taps; ++k)
       gemm(packed[static_cast<size_t>(k)], columns, {c.v + k * p.v_tap, p.columns}, {c.m + k * p.m_tap, p.columns});
-    untransform_tiles<LanesFor<T>>(g, p, c.m, b, count, c.rows, y.data<T>() + first * image_out);
+    T* out = y.data<T>() + first * image_out;
+    if (f4) untransform_tiles4<LanesFor<T>>(g, p, c.m, b, count, c.rows, out);
+    else untransform_tiles<LanesFor<T>>(g, p, c.m, b, count, c.rows, out);
   });
 }
 
-template void conv2d_winograd<float>(const Conv2dGeometry&, const Tensor&, const Tensor&, const Tensor&, const Tensor&);
-template void conv2d_winograd<double>(const Conv2dGeometry&, const Tensor&, const Tensor&, const Tensor&, const Tensor&);
+template void conv2d_winograd<float>(const Conv2dGeometry&, const Tensor&, const Tensor&, const Tensor&, const Tensor&, int64_t);
+template void conv2d_winograd<double>(const Conv2dGeometry&, const Tensor&, const Tensor&, const Tensor&, const Tensor&, int64_t);
 
 }  // namespace ember::kernels::cpu

@@ -23,6 +23,16 @@
 // (F(4x4, 3x3) would save more multiplications, at transforms with 1/4 and 1/8 whose error
 // grows several-fold; F(2x2, 3x3) is the conservative choice.)
 //
+// F(4x4, 3x3) runs when asked for (EMBER_CPU_CONV=winograd4; the tile argument below): 6x6 input
+// tiles, 36 GEMMs, 36 multiplications per 16 outputs instead of F(2x2)'s 64, with Lavin & Gray's
+// matrices for the points 0, 1, -1, 2, -2 and infinity (the transforms multiply by 4, 5, 8 and
+// 1/6, 1/12, 1/24). Measured on the same data, worst |a - e| / (1 + |e|): 1.0e-4 to 2.9e-4 on the
+// layers above, 10-20x F(2x2)'s; and on the 2-core AMD EPYC (AVX-512, one thread, bench_conv),
+// forward 7-25% faster than F(2x2) on planes 14 and 28 wide and ~30% slower on 7x7 (two tiles a
+// row fill a quarter of a vector), but no faster per training step of ConvNet or ResNet-20
+// (docs/kernels.md). So EMBER_CPU_CONV=auto and winograd run F(2x2), and the weight gradient is
+// F(2x2) whichever runs the forward.
+//
 // Which algorithm runs is kernels/providers.h's CpuConvAlgorithm (EMBER_CPU_CONV).
 #include "core/tensor.h"
 #include "kernels/conv_geometry.h"
@@ -35,12 +45,13 @@ bool winograd_applies(const Conv2dGeometry& g);
 // for its 16 GEMMs to beat one im2col GEMM (measured: bench/kernels/bench_conv).
 bool winograd_pays(const Conv2dGeometry& g);
 
-// y [N, OC, OH, OW] = conv(x, weight) + bias (bias may be undefined); T is float or double.
+// y [N, OC, OH, OW] = conv(x, weight) + bias (bias may be undefined) by F(tile x tile, 3x3),
+// tile 2 or 4; T is float or double.
 // Allocates its workspace (transformed kernels, per-thread tiles) under the workspace category,
 // and returns after allocating when the allocator only simulates.
 template <class T>
 void conv2d_winograd(const Conv2dGeometry& g, const Tensor& x, const Tensor& weight, const Tensor& bias,
-                     const Tensor& y);
+                     const Tensor& y, int64_t tile = 2);
 
 // dweight [OC, C, 3, 3] = the gradient of that convolution's weight for output gradient dy,
 // by the adjoints of the same transforms: 16 GEMMs [OC, tiles] x [tiles, C] per group of images.

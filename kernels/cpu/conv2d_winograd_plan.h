@@ -1,11 +1,11 @@
 #pragma once
-// How Winograd F(2x2, 3x3) (kernels/cpu/conv2d_winograd.h) cuts a batch, shared by its forward
-// (conv2d_winograd.cpp) and its weight gradient (conv2d_winograd_weight_grad.cpp):
+// How Winograd F(m x m, 3x3) (kernels/cpu/conv2d_winograd.h) cuts a batch, shared by its forward
+// (conv2d_winograd.cpp, m = 2 or 4) and its weight gradient (conv2d_winograd_weight_grad.cpp, m = 2):
 //
-//   const WinogradPlan p = winograd_plan(g);
+//   const WinogradPlan p = winograd_plan(g, 4);
 //   for_each_group(p, g.batch, [&](int64_t chunk, int64_t first, int64_t count) { ... });
 //
-// A column of the 16 tap GEMMs is one 4x4 tile of one image. Each OpenMP thread (chunk, one
+// A column of the (m + 2)^2 tap GEMMs is one (m + 2) x (m + 2) tile of one image. Each OpenMP thread (chunk, one
 // scratch each) takes a contiguous range of images, as even as the batch allows, and runs them
 // in groups of up to `group` images, the tiles of a group making one GEMM. (Cutting the batch
 // into groups first and dealing those out left one thread a whole group more where the groups
@@ -19,7 +19,7 @@
 
 namespace ember::kernels::cpu {
 
-inline constexpr int64_t kWinogradTaps = 16;  // a 4x4 tile
+inline constexpr int64_t kWinogradTaps = 16;  // F(2x2, 3x3)'s 4x4 tile
 // Tiles per GEMM: wide enough for the GEMM kernel's panels.
 inline constexpr int64_t kWinogradColumnsWanted = 192;
 // A tile's 16 values go to 16 tap blocks; were the blocks a multiple of 4 KiB apart (64
@@ -29,6 +29,8 @@ inline constexpr int64_t kWinogradColumnsWanted = 192;
 inline constexpr int64_t kWinogradTapSkew = 16;
 
 struct WinogradPlan {
+  int64_t tile;                     // m: outputs per tile side (2 or 4)
+  int64_t taps;                     // (m + 2)^2
   int64_t tiles_h, tiles_w, tiles;  // per image
   int64_t group;                    // images per GEMM, at most
   int64_t chunks;                   // thread chunks (one scratch each)
@@ -36,16 +38,18 @@ struct WinogradPlan {
   int64_t padded_h, padded_w;       // an input plane with its padding, covering every tile
 };
 
-inline WinogradPlan winograd_plan(const Conv2dGeometry& g) {
+inline WinogradPlan winograd_plan(const Conv2dGeometry& g, int64_t tile = 2) {
   WinogradPlan p{};
-  p.tiles_h = (g.out_h + 1) / 2;
-  p.tiles_w = (g.out_w + 1) / 2;
+  p.tile = tile;
+  p.taps = (tile + 2) * (tile + 2);
+  p.tiles_h = (g.out_h + tile - 1) / tile;
+  p.tiles_w = (g.out_w + tile - 1) / tile;
   p.tiles = p.tiles_h * p.tiles_w;
   p.group = std::clamp<int64_t>((kWinogradColumnsWanted + p.tiles - 1) / p.tiles, 1, g.batch);
   p.chunks = std::max<int64_t>(1, std::min<int64_t>(omp_get_max_threads(), g.batch));
   p.columns = p.tiles * p.group;
-  p.padded_h = 2 * p.tiles_h + 2;
-  p.padded_w = 2 * p.tiles_w + 2;
+  p.padded_h = tile * p.tiles_h + 2;
+  p.padded_w = tile * p.tiles_w + 2;
   return p;
 }
 

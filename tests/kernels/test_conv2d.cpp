@@ -54,7 +54,7 @@ const std::vector<ConvCase> kCases = {
 // The CPU's convolution algorithms (kernels/providers.h); every forward and gradient test runs each.
 // (direct is f32 only and needs AVX2: elsewhere it falls back to im2col, which the tests then see.)
 const kernels::CpuConvAlgorithm kAlgorithms[] = {kernels::CpuConvAlgorithm::im2col, kernels::CpuConvAlgorithm::winograd,
-                                                 kernels::CpuConvAlgorithm::direct};
+                                                 kernels::CpuConvAlgorithm::winograd4, kernels::CpuConvAlgorithm::direct};
 
 Shape conv_out_shape(const ConvCase& k) {
   return Shape{k.n, k.oc, kernels::conv_out_size(k.h, k.kh, k.stride.h, k.padding.h, k.dilation.h),
@@ -116,10 +116,14 @@ Tensor abs64(const Tensor& t) { return t.defined() ? abs(t.to(kFloat64)) : Tenso
 
 bool runs_winograd(const ConvCase& k, kernels::CpuConvAlgorithm algorithm) {
   const kernels::Conv2dArgs args{k.stride, k.padding, k.dilation};
-  return algorithm == kernels::CpuConvAlgorithm::winograd &&
+  return (algorithm == kernels::CpuConvAlgorithm::winograd || algorithm == kernels::CpuConvAlgorithm::winograd4) &&
          kernels::cpu::winograd_applies(kernels::conv2d_geometry(Shape{k.n, k.c, k.h, k.w}, Shape{k.oc, k.c, k.kh, k.kw},
                                                                  args, "test"));
 }
+
+// The forward's output tile under a Winograd algorithm: F(2x2, 3x3) or F(4x4, 3x3) (the weight
+// gradient always runs F(2x2)).
+int64_t forward_tile(kernels::CpuConvAlgorithm algorithm) { return algorithm == kernels::CpuConvAlgorithm::winograd4 ? 4 : 2; }
 
 // conv2d's gradients in fp64 for output gradient dy, and their bounds (tests/support/error_bound.h):
 // dx sums up to OC kh kw products, dw and db N OH OW; each bound is gamma(length) times the sum of
@@ -160,9 +164,10 @@ ConvGrads reference_grads(const ConvCase& k, kernels::CpuConvAlgorithm algorithm
              .to_vector<double>();
     dw_terms = std::max(dw_terms, test::winograd_weight_grad_terms(k.n * ((out[2] + 1) / 2) * ((out[3] + 1) / 2)));
     if (k.padding == Size2(1)) {
-      mx = test::elementwise_max(from_vector<double>(mx, x.shape()), test::winograd_input_grad_magnitude(ady, aw))
+      mx = test::elementwise_max(from_vector<double>(mx, x.shape()),
+                                 test::winograd_input_grad_magnitude(ady, aw, forward_tile(algorithm)))
                .to_vector<double>();
-      dx_terms = std::max(dx_terms, test::winograd_forward_terms(k.oc));
+      dx_terms = std::max(dx_terms, test::winograd_forward_terms(k.oc, forward_tile(algorithm)));
     }
   }
   r.dx_bound = test::sum_error_bound(dx_terms, dtype, mx);
@@ -181,8 +186,9 @@ Tensor forward_bound(const ConvCase& k, kernels::CpuConvAlgorithm algorithm, DTy
   Tensor magnitude = reference_conv(k, abs64(in.x), abs64(in.w), b);
   int64_t terms = k.c * k.kh * k.kw + 1;
   if (runs_winograd(k, algorithm)) {
-    magnitude = test::elementwise_max(magnitude, test::winograd_forward_magnitude(abs64(in.x), abs64(in.w), b, k.padding));
-    terms = std::max(terms, test::winograd_forward_terms(k.c));
+    const int64_t tile = forward_tile(algorithm);
+    magnitude = test::elementwise_max(magnitude, test::winograd_forward_magnitude(abs64(in.x), abs64(in.w), b, k.padding, tile));
+    terms = std::max(terms, test::winograd_forward_terms(k.c, tile));
   }
   return test::sum_error_bound(terms, dtype, magnitude);
 }
@@ -321,11 +327,12 @@ TEST_CASE("EMBER_CPU_ISA: an instruction set the CPU lacks is refused by name", 
   }
 }
 
-// The error bound of conv2d_winograd.h on the zoo's 3x3 layers (ConvNet's and ResNet-20's widest),
-// forward and weight gradient against fp64: within gamma(C + 12) (gamma(N tiles + 12)) of
-// Winograd's own magnitudes (tests/support/winograd_magnitude.h). The bound holds for any
-// rounding; how much of it the rounding uses is printed with -s.
-TEST_CASE("Winograd F(2x2, 3x3) holds its error bound on the zoo's 3x3 layers", "[conv2d][winograd]") {
+// The error bounds of conv2d_winograd.h on the zoo's 3x3 layers (ConvNet's and ResNet-20's
+// widest), forward (F(2x2) and F(4x4)) and weight gradient against fp64: within gamma(C + 12)
+// (F(4x4): gamma(C + 22); the weight gradient gamma(N tiles + 12)) of Winograd's own magnitudes
+// (tests/support/winograd_magnitude.h). The bound holds for any rounding; how much of it the
+// rounding uses is printed with -s.
+TEST_CASE("Winograd F(2x2, 3x3) and F(4x4, 3x3) hold their error bounds on the zoo's 3x3 layers", "[conv2d][winograd]") {
   manual_seed(6);
   const std::vector<ConvCase> layers = {
       {2, 32, 28, 28, 32, 3, 3, 1, 1, 1},  // ConvNet conv2
@@ -333,10 +340,10 @@ TEST_CASE("Winograd F(2x2, 3x3) holds its error bound on the zoo's 3x3 layers", 
       {2, 64, 14, 14, 64, 3, 3, 1, 1, 1},  // ConvNet conv4
       {2, 64, 7, 7, 64, 3, 3, 1, 1, 1},    // ResNet-20 stage 3
   };
-  const kernels::CpuConvAlgorithm winograd = kernels::CpuConvAlgorithm::winograd;
-  const kernels::CpuConvScope scope(winograd);
+  for (const kernels::CpuConvAlgorithm winograd : {kernels::CpuConvAlgorithm::winograd, kernels::CpuConvAlgorithm::winograd4})
   for (const ConvCase& k : layers) {
-    INFO(describe(k));
+    const kernels::CpuConvScope scope(winograd);
+    INFO(describe(k) << ", EMBER_CPU_CONV=" << kernels::cpu_conv_algorithm_name(winograd));
     const ConvInputs in = make_inputs(k, kFloat32);
     const Tensor w = in.w.clone().requires_grad_();
     const Tensor y = conv2d(in.x, w, in.b, k.stride, k.padding);

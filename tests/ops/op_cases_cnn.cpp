@@ -52,11 +52,11 @@ int64_t longest_conv_sum(const ConvShape& c) {
   return std::max({g.in_channels * taps, g.out_channels * taps, g.batch * g.out_h * g.out_w, int64_t{1}});
 }
 
-// The CPU runs Winograd F(2x2, 3x3) for 3x3 stride-1 layers (EMBER_CPU_CONV=auto, for wide
-// enough channels): its transforms' terms are larger than the convolution's own
-// (tests/support/winograd_magnitude.h), so those layers take the larger of both magnitudes,
-// for y, the weight gradient and (padding 1: the input gradient as a flipped convolution) the
-// input gradient. Winograd's sums are C + 12, N * tiles + 12 and OC + 12 long.
+// The CPU runs Winograd F(2x2, 3x3) or F(4x4, 3x3) for 3x3 stride-1 layers (EMBER_CPU_CONV
+// picks which, and auto by the layer): its transforms' terms are larger than the convolution's
+// own (tests/support/winograd_magnitude.h), so those layers take the largest of the magnitudes,
+// for y, the weight gradient (F(2x2) only) and (padding 1: the input gradient as a flipped
+// convolution) the input gradient. Winograd's sums are C + 22, N * tiles + 12 and OC + 22 long.
 bool winograd_may_run(const ConvShape& c) {
   return c.w.dim() == 4 && c.w[2] == 3 && c.w[3] == 3 && c.stride == Size2(1) && c.dilation == Size2(1) &&
          c.x.numel() > 0 && c.w.numel() > 0;
@@ -64,7 +64,7 @@ bool winograd_may_run(const ConvShape& c) {
 
 int64_t longest_winograd_sum(const ConvShape& c) {
   const int64_t oh = c.x[2] + 2 * c.padding.h - 2, ow = c.x[3] + 2 * c.padding.w - 2;
-  return std::max({winograd_forward_terms(c.x[1]), winograd_forward_terms(c.w[0]),
+  return std::max({winograd_forward_terms(c.x[1], 4), winograd_forward_terms(c.w[0], 4),
                    winograd_weight_grad_terms(c.x[0] * ((oh + 1) / 2) * ((ow + 1) / 2))});
 }
 
@@ -77,10 +77,11 @@ OpCase conv_case(const std::string& name, std::vector<InputSpec> inputs, const C
   k.sums(std::max(longest_conv_sum(c), longest_winograd_sum(c)));
   return k.magnitudes([c, bias](const Inputs& in, const Tensor& w, std::vector<Tensor> m) {
     const Tensor x = abs(in[0]), weight = abs(in[1]);
-    m[0] = elementwise_max(m[0], winograd_forward_magnitude(x, weight, bias ? abs(in[2]) : Tensor(), c.padding));
+    for (int64_t tile : {2, 4}) m[0] = elementwise_max(m[0], winograd_forward_magnitude(x, weight, bias ? abs(in[2]) : Tensor(), c.padding, tile));
     if (!w.defined()) return m;
     if (m[2].defined()) m[2] = elementwise_max(m[2], winograd_weight_grad_magnitude(x, abs(w), c.padding));
-    if (m[1].defined() && c.padding == Size2(1)) m[1] = elementwise_max(m[1], winograd_input_grad_magnitude(abs(w), weight));
+    if (m[1].defined() && c.padding == Size2(1))
+      for (int64_t tile : {2, 4}) m[1] = elementwise_max(m[1], winograd_input_grad_magnitude(abs(w), weight, tile));
     return m;
   });
 }

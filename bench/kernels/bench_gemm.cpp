@@ -143,29 +143,34 @@ struct ZooProduct {
   const char* name;
   int64_t m, n, k;
   bool ta, tb, packed;
+  bool padded_rows = false;  // A^T's rows padded as Winograd's weight gradient pads dM's
 };
+
+// The stored row of a Winograd weight gradient's dM [tiles][ov]: OC rounded up to what the kernel
+// reads in place (gemm_transposed_a_rows), then to whole 8-float vectors.
+int64_t winograd_dm_row(int64_t oc) { return (ember::kernels::cpu::gemm_transposed_a_rows<float>(oc) + 7) / 8 * 8; }
 
 // im2col: forward W [OC, CKK] x cols [CKK, P]; input gradient W^T x dy [OC, P]; weight gradient
 // dy [OC, P] x cols^T. Winograd F(2x2, 3x3): per tap U [OC, C] x V [C, tiles], and for the
-// weight gradient dM^T x V with both stored channels last, dM [tiles, OC] and V [tiles, C]
-// (about 192 tiles per group; kernels/cpu/conv2d_winograd_weight_grad.cpp).
+// weight gradient dM^T x V with both stored channels last, dM [tiles, OC rounded up] and
+// V [tiles, C] (about 192 tiles per group; kernels/cpu/conv2d_winograd_weight_grad.cpp).
 const std::vector<ZooProduct> kZooProducts = {
     {"lenet5.conv2 input grad (im2col)", 150, 100, 16, true, false, true},
     {"convnet.conv1 forward (im2col)", 32, 784, 9, false, false, true},
     {"convnet.conv1 weight grad (im2col)", 32, 9, 784, false, true, false},
     {"convnet.conv2 forward (winograd)", 32, 196, 32, false, false, true},
-    {"convnet.conv2 weight grad (winograd)", 32, 32, 196, true, false, false},
+    {"convnet.conv2 weight grad (winograd)", 32, 32, 196, true, false, false, true},
     {"convnet.conv4 forward (winograd)", 64, 196, 64, false, false, true},
-    {"convnet.conv4 weight grad (winograd)", 64, 64, 196, true, false, false},
+    {"convnet.conv4 weight grad (winograd)", 64, 64, 196, true, false, false, true},
     {"resnet20.s1 forward (winograd)", 16, 196, 16, false, false, true},
-    {"resnet20.s1 weight grad (winograd)", 16, 16, 196, true, false, false},
+    {"resnet20.s1 weight grad (winograd)", 16, 16, 196, true, false, false, true},
     {"resnet20.s2 stride 2 forward (im2col)", 32, 196, 144, false, false, true},
     {"resnet20.s2 stride 2 input grad (im2col)", 144, 196, 32, true, false, true},
     {"resnet20.s2 stride 2 weight grad (im2col)", 32, 144, 196, false, true, false},
     {"resnet20.s3 stride 2 forward (im2col)", 64, 49, 288, false, false, true},
     {"resnet20.s3 stride 2 weight grad (im2col)", 64, 288, 49, false, true, false},
     {"resnet20.s3 forward (winograd)", 64, 192, 64, false, false, true},
-    {"resnet20.s3 weight grad (winograd)", 64, 64, 192, true, false, false},
+    {"resnet20.s3 weight grad (winograd)", 64, 64, 192, true, false, false, true},
     {"resnet20.shortcut 1x1 stride 2 forward", 32, 196, 16, false, false, true},
 };
 
@@ -229,10 +234,12 @@ void zoo_table(int rounds, double peak1, const std::string& filter) {
   std::normal_distribution<float> normal;
   for (const ZooProduct& z : kZooProducts) {
     if (std::string(z.name).find(filter) == std::string::npos) continue;
-    std::vector<float> a(static_cast<size_t>(z.m * z.k)), b(static_cast<size_t>(z.k * z.n)), c(static_cast<size_t>(z.m * z.n));
+    const int64_t lda = z.ta ? (z.padded_rows ? winograd_dm_row(z.m) : z.m) : z.k;
+    std::vector<float> a(static_cast<size_t>(z.ta ? lda * z.k : z.m * z.k)), b(static_cast<size_t>(z.k * z.n)),
+        c(static_cast<size_t>(z.m * z.n));
     for (float& x : a) x = normal(gen);
     for (float& x : b) x = normal(gen);
-    const ember::kernels::cpu::MatrixRef<float> ar{a.data(), z.ta ? z.m : z.k, z.ta}, br{b.data(), z.tb ? z.k : z.n, z.tb};
+    const ember::kernels::cpu::MatrixRef<float> ar{a.data(), lda, z.ta}, br{b.data(), z.tb ? z.k : z.n, z.tb};
     const ember::kernels::cpu::GemmOutput<float> cr{c.data(), z.n};
     std::vector<double> ours, theirs;
     for (int round = 0; round < rounds; ++round) {

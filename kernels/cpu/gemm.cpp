@@ -200,11 +200,19 @@ void gemm(const PackedA<T>& a, int64_t n, MatrixRef<T> b, GemmOutput<T> c) {
   run(g);
 }
 
+template <class T>
+int64_t gemm_transposed_a_rows(int64_t m) {
+  const int64_t mr = kernel_for<T>(cpu_isa()).blocking.mr, rows = (m + mr - 1) / mr * mr;
+  return rows * static_cast<int64_t>(sizeof(T)) <= kGemmInPlaceRowBytes ? rows : m;
+}
+
 int64_t cpu_product_flops() { return product_flops.load(std::memory_order_relaxed); }
 void count_product_flops(int64_t flops) { product_flops.fetch_add(flops, std::memory_order_relaxed); }
 
 template void gemm<float>(int64_t, int64_t, int64_t, MatrixRef<float>, MatrixRef<float>, GemmOutput<float>);
 template void gemm<double>(int64_t, int64_t, int64_t, MatrixRef<double>, MatrixRef<double>, GemmOutput<double>);
+template int64_t gemm_transposed_a_rows<float>(int64_t);
+template int64_t gemm_transposed_a_rows<double>(int64_t);
 template class PackedA<float>;
 template class PackedA<double>;
 template void gemm<float>(const PackedA<float>&, int64_t, MatrixRef<float>, GemmOutput<float>);

@@ -77,6 +77,14 @@ class PackedA {
 template <class T>
 void gemm(const PackedA<T>& a, int64_t n, MatrixRef<T> b, GemmOutput<T> c);
 
+// How long the rows of a transposed A [m, k] (stored [k][ld]) should be for ember's kernel to
+// read it where it lies (kernels/cpu/gemm_kernels.inc, a_in_place): m rounded up to the kernel's
+// panel of rows (8 on AVX-512, 6 on AVX2), where that is at most kGemmInPlaceRowBytes (288);
+// otherwise m, and A is packed for every product. A caller that lays out such an operand itself
+// (Winograd's weight gradient, dM) pads its rows to this.
+template <class T>
+int64_t gemm_transposed_a_rows(int64_t m);
+
 // Flops (2 per multiply-add) the CPU's products performed since the program started: every
 // gemm and the direct convolution's tiles (kernels/cpu/conv2d_direct.h), whichever provider.
 // `ember bench-train` reads it around its timed steps.

@@ -41,6 +41,12 @@ struct GemmBlocking {
   int64_t mr, nr, kc, mc, nc;
 };
 
+// The longest stored rows (bytes) of a transposed A that a kernel reads where it lies
+// (gemm_kernels.inc, a_in_place; gemm.h, gemm_transposed_a_rows): 72 floats, AVX2's 6-row
+// panels over 64 channels (bench_gemm, EMBER_CPU_ISA=avx2: 64 x 64 x 196 from 0.92x of
+// OpenBLAS's Haswell kernel packed to 1.09x in place).
+inline constexpr int64_t kGemmInPlaceRowBytes = 288;
+
 // Elements pack_a writes for an m x k matrix: m rounded up to mr, times k.
 inline int64_t packed_a_size(const GemmBlocking& b, int64_t m, int64_t k) { return (m + b.mr - 1) / b.mr * b.mr * k; }
 

@@ -199,6 +199,29 @@ TEST_CASE("gemm with A packed once serves many products, on every ISA and provid
   }
 }
 
+// Winograd's weight gradient lays out dM^T with rows of gemm_transposed_a_rows(m) so the kernel
+// reads it in place; the rows' tail past m is read by the last panel and must not reach C, even
+// when it holds NaN.
+TEST_CASE("gemm reads a transposed A with rows of gemm_transposed_a_rows in place, its tail never in C", "[gemm]") {
+  for (CpuIsa isa : isas()) {
+    const kernels::cpu::CpuIsaScope scope(isa);
+    for (const Shape3& s : {Shape3{16, 16, 196}, Shape3{32, 32, 196}, Shape3{64, 64, 192}, Shape3{13, 20, 50}}) {
+      Case<float> k(s.m, s.n, s.k, true, false, 1.0f, false, 40);
+      const int64_t rows = kernels::cpu::gemm_transposed_a_rows<float>(s.m);
+      INFO(k.name() << ", stored rows of " << rows);
+      CHECK(rows >= s.m);
+      k.pad = rows - s.m;
+      k.lda = rows;
+      k.a.assign(static_cast<size_t>(s.k * rows), std::numeric_limits<float>::quiet_NaN());
+      std::mt19937 gen(41);
+      std::normal_distribution<float> normal;
+      for (int64_t p = 0; p < s.k; ++p)
+        for (int64_t i = 0; i < s.m; ++i) k.a[static_cast<size_t>(p * rows + i)] = normal(gen);
+      k.run_and_check();
+    }
+  }
+}
+
 TEST_CASE("gemm refuses a packed A used on another instruction set, and names both", "[gemm]") {
   if (isas().size() < 2 || !kernels::cpu_gemm_provider_available(kernels::CpuGemmProvider::ember)) return;
   const kernels::CpuGemmScope use(kernels::CpuGemmProvider::ember);

@@ -198,13 +198,15 @@ bool pair_rows(const ForwardPlan& p, int64_t th) {
   return Lanes::width == 8 && p.tiles_w == 4 && th + 1 < p.tiles_h;
 }
 
-// V[k][c][column] = (B^T d B)[k] for the 4x4 tile d of every column. Each input plane is first
-// copied into `padded` (p.padded_h x p.padded_w, zero outside the plane: the caller zeroes it
-// once, and the copies only ever write its interior), so no tile needs a bounds check.
-template <class Lanes, class T>
-void transform_tiles(const Conv2dGeometry& g, const ForwardPlan& p, const T* images, int64_t count, T* padded, T* v) {
-  using V = typename Lanes::V;
-  const int64_t c_count = g.in_channels, h = g.in_h, w = g.in_w, stride = p.v_tap, pw = p.padded_w;
+// Calls step(d0, next, o) for every vector step over the tiles of every input plane: d0 is the
+// step's first tile's top-left input in `padded`, next where the upper lanes' inputs start
+// (pair_rows) and o the step's first column of V's row for that channel. Each input plane is
+// first copied into `padded` (p.padded_h x p.padded_w, zero outside the plane: the caller zeroes
+// it once, and the copies only ever write its interior), so no tile needs a bounds check.
+template <class Lanes, class T, class Step>
+void for_each_input_step(const Conv2dGeometry& g, const ForwardPlan& p, const T* images, int64_t count, T* padded,
+                         T* v, const Step& step) {
+  const int64_t c_count = g.in_channels, h = g.in_h, w = g.in_w, pw = p.padded_w, m = p.tile;
   for (int64_t c = 0; c < c_count; ++c)
     for (int64_t image = 0; image < count; ++image) {
       const T* plane = images + (image * c_count + c) * h * w;
@@ -212,38 +214,23 @@ void transform_tiles(const Conv2dGeometry& g, const ForwardPlan& p, const T* ima
         copy_row(plane + row * w, w, padded + (row + g.pad_h) * pw + g.pad_w);
       T* out = v + c * p.columns + image * p.tiles;
       for (int64_t th = 0; th < p.tiles_h; th += pair_rows<Lanes>(p, th) ? 2 : 1)
-        for (int64_t tw = 0; tw < p.tiles_w; tw += Lanes::width) {
-          const T* d0 = padded + 2 * th * pw + 2 * tw;
-          const int64_t next = pair_rows<Lanes>(p, th) ? 2 * pw : 8;  // the upper lanes' inputs
-          V a[4][4];  // B^T d
-          for (int j = 0; j < 4; ++j) {
-            const V x0 = Lanes::column(d0, next, j), x1 = Lanes::column(d0 + pw, next, j);
-            const V x2 = Lanes::column(d0 + 2 * pw, next, j), x3 = Lanes::column(d0 + 3 * pw, next, j);
-            a[0][j] = x0 - x2;
-            a[1][j] = x1 + x2;
-            a[2][j] = x2 - x1;
-            a[3][j] = x1 - x3;
-          }
-          T* o = out + th * p.tiles_w + tw;
-          for (int i = 0; i < 4; ++i) {  // (B^T d) B
-            Lanes::store(o + (4 * i + 0) * stride, a[i][0] - a[i][2]);
-            Lanes::store(o + (4 * i + 1) * stride, a[i][1] + a[i][2]);
-            Lanes::store(o + (4 * i + 2) * stride, a[i][2] - a[i][1]);
-            Lanes::store(o + (4 * i + 3) * stride, a[i][1] - a[i][3]);
-          }
-        }
+        for (int64_t tw = 0; tw < p.tiles_w; tw += Lanes::width)
+          step(padded + m * (th * pw + tw), pair_rows<Lanes>(p, th) ? m * pw : 4 * m, out + th * p.tiles_w + tw);
     }
 }
 
-// y = A^T M A + bias for every column's tile, clipped to the output plane. `rows` holds two
-// row buffers (row_buffer(p) each): a tile row's two output rows before they are clipped (with
-// pair_rows, two tile rows': the second's from element 8 on).
-template <class Lanes, class T>
-void untransform_tiles(const Conv2dGeometry& g, const ForwardPlan& p, const T* m, const T* bias, int64_t count,
-                       T* rows, T* out_images) {
+// Calls step(t, wide, tw, b) for every vector step over the tiles of every output plane: t is
+// the step's first column of M's row for that channel, wide the m row buffers (row_buffer(p)
+// each) that step writes the tiles' m output rows into, from element m * tw (with pair_rows,
+// the second tile row's from element 4m on), and b the bias as a vector; then copies those rows,
+// clipped, into the output plane.
+template <class Lanes, class T, class Step>
+void for_each_output_step(const Conv2dGeometry& g, const ForwardPlan& p, const T* m, const T* bias, int64_t count,
+                          T* rows, T* out_images, const Step& step) {
   using V = typename Lanes::V;
-  const int64_t oc_count = g.out_channels, oh_count = g.out_h, ow_count = g.out_w, stride = p.m_tap;
-  T* wide[2] = {rows, rows + row_buffer(p)};
+  const int64_t oc_count = g.out_channels, oh_count = g.out_h, ow_count = g.out_w, tile = p.tile;
+  T* wide[4];
+  for (int64_t i = 0; i < tile; ++i) wide[i] = rows + i * row_buffer(p);
   for (int64_t image = 0; image < count; ++image)
     for (int64_t oc = 0; oc < oc_count; ++oc) {
       T* plane = out_images + (image * oc_count + oc) * oh_count * ow_count;
@@ -251,23 +238,55 @@ void untransform_tiles(const Conv2dGeometry& g, const ForwardPlan& p, const T* m
       const V b = V{} + (bias != nullptr ? bias[oc] : T(0));
       for (int64_t th = 0; th < p.tiles_h;) {
         const int64_t tile_rows = pair_rows<Lanes>(p, th) ? 2 : 1;
-        for (int64_t tw = 0; tw < p.tiles_w; tw += Lanes::width) {
-          const T* t = in + th * p.tiles_w + tw;
-          V s[2][4];  // A^T m
-          for (int j = 0; j < 4; ++j) {
-            const V m0 = Lanes::load(t + j * stride), m1 = Lanes::load(t + (4 + j) * stride);
-            const V m2 = Lanes::load(t + (8 + j) * stride), m3 = Lanes::load(t + (12 + j) * stride);
-            s[0][j] = m0 + m1 + m2;
-            s[1][j] = m1 - m2 - m3;
-          }
-          for (int i = 0; i < 2; ++i)  // (A^T m) A: each tile's two outputs of row i
-            Lanes::store_pairs(wide[i] + 2 * tw, s[i][0] + s[i][1] + s[i][2] + b, s[i][1] - s[i][2] - s[i][3] + b);
-        }
+        for (int64_t tw = 0; tw < p.tiles_w; tw += Lanes::width) step(in + th * p.tiles_w + tw, wide, tw, b);
         for (int64_t r = 0; r < tile_rows; ++r, ++th)
-          for (int64_t i = 0; i < 2 && 2 * th + i < oh_count; ++i)
-            copy_row(wide[i] + 8 * r, ow_count, plane + (2 * th + i) * ow_count);
+          for (int64_t i = 0; i < tile && tile * th + i < oh_count; ++i)
+            copy_row(wide[i] + 4 * tile * r, ow_count, plane + (tile * th + i) * ow_count);
       }
     }
+}
+
+// F(2x2): V[k][c][column] = (B^T d B)[k] for the 4x4 tile d of every column.
+template <class Lanes, class T>
+void transform_tiles(const Conv2dGeometry& g, const ForwardPlan& p, const T* images, int64_t count, T* padded, T* v) {
+  using V = typename Lanes::V;
+  const int64_t stride = p.v_tap, pw = p.padded_w;
+  for_each_input_step<Lanes>(g, p, images, count, padded, v, [&](const T* d0, int64_t next, T* o) {
+    V a[4][4];  // B^T d
+    for (int j = 0; j < 4; ++j) {
+      const V x0 = Lanes::column(d0, next, j), x1 = Lanes::column(d0 + pw, next, j);
+      const V x2 = Lanes::column(d0 + 2 * pw, next, j), x3 = Lanes::column(d0 + 3 * pw, next, j);
+      a[0][j] = x0 - x2;
+      a[1][j] = x1 + x2;
+      a[2][j] = x2 - x1;
+      a[3][j] = x1 - x3;
+    }
+    for (int i = 0; i < 4; ++i) {  // (B^T d) B
+      Lanes::store(o + (4 * i + 0) * stride, a[i][0] - a[i][2]);
+      Lanes::store(o + (4 * i + 1) * stride, a[i][1] + a[i][2]);
+      Lanes::store(o + (4 * i + 2) * stride, a[i][2] - a[i][1]);
+      Lanes::store(o + (4 * i + 3) * stride, a[i][1] - a[i][3]);
+    }
+  });
+}
+
+// F(2x2): y = A^T M A + bias for every column's tile, clipped to the output plane.
+template <class Lanes, class T>
+void untransform_tiles(const Conv2dGeometry& g, const ForwardPlan& p, const T* m, const T* bias, int64_t count,
+                       T* rows, T* out_images) {
+  using V = typename Lanes::V;
+  const int64_t stride = p.m_tap;
+  for_each_output_step<Lanes>(g, p, m, bias, count, rows, out_images, [&](const T* t, T* const* wide, int64_t tw, V b) {
+    V s[2][4];  // A^T m
+    for (int j = 0; j < 4; ++j) {
+      const V m0 = Lanes::load(t + j * stride), m1 = Lanes::load(t + (4 + j) * stride);
+      const V m2 = Lanes::load(t + (8 + j) * stride), m3 = Lanes::load(t + (12 + j) * stride);
+      s[0][j] = m0 + m1 + m2;
+      s[1][j] = m1 - m2 - m3;
+    }
+    for (int i = 0; i < 2; ++i)  // (A^T m) A: each tile's two outputs of row i
+      Lanes::store_pairs(wide[i] + 2 * tw, s[i][0] + s[i][1] + s[i][2] + b, s[i][1] - s[i][2] - s[i][3] + b);
+  });
 }
 
 // F(4x4)'s B^T applied to (x0..x5): the rows (4, 0, -5, 0, 1, 0), (0, -4, -4, 1, 1, 0),
@@ -283,41 +302,6 @@ inline void bt6(const V* x, V* o) {
   o[5] = 4 * x[1] - 5 * x[3] + x[5];
 }
 
-// F(4x4): V[k][c][column] = (B^T d B)[k] for the 6x6 tile d of every column, k = 6a + b; as
-// transform_tiles, tiles 4 apart.
-template <class Lanes, class T>
-void transform_tiles4(const Conv2dGeometry& g, const ForwardPlan& p, const T* images, int64_t count, T* padded, T* v) {
-  using V = typename Lanes::V;
-  const int64_t c_count = g.in_channels, h = g.in_h, w = g.in_w, stride = p.v_tap, pw = p.padded_w;
-  for (int64_t c = 0; c < c_count; ++c)
-    for (int64_t image = 0; image < count; ++image) {
-      const T* plane = images + (image * c_count + c) * h * w;
-      for (int64_t row = 0; row < h; ++row)
-        copy_row(plane + row * w, w, padded + (row + g.pad_h) * pw + g.pad_w);
-      T* out = v + c * p.columns + image * p.tiles;
-      for (int64_t th = 0; th < p.tiles_h; th += pair_rows<Lanes>(p, th) ? 2 : 1)
-        for (int64_t tw = 0; tw < p.tiles_w; tw += Lanes::width) {
-          const T* d0 = padded + 4 * th * pw + 4 * tw;
-          const int64_t next = pair_rows<Lanes>(p, th) ? 4 * pw : 16;  // the upper lanes' inputs
-          V h[6][6];  // d B: row i of the tile times B, as each row is read
-          for (int i = 0; i < 6; ++i) {
-            const T* r = d0 + i * pw;
-            const V x[6] = {Lanes::template column4<0>(r, next), Lanes::template column4<1>(r, next),
-                            Lanes::template column4<2>(r, next), Lanes::template column4<3>(r, next),
-                            Lanes::template column4<4>(r, next), Lanes::template column4<5>(r, next)};
-            bt6(x, h[i]);
-          }
-          T* o = out + th * p.tiles_w + tw;
-          for (int b = 0; b < 6; ++b) {  // B^T (d B): column b
-            const V col[6] = {h[0][b], h[1][b], h[2][b], h[3][b], h[4][b], h[5][b]};
-            V r[6];
-            bt6(col, r);
-            for (int a = 0; a < 6; ++a) Lanes::store(o + (6 * a + b) * stride, r[a]);
-          }
-        }
-    }
-}
-
 // F(4x4)'s A^T applied to (m0..m5): the rows (1, 1, 1, 1, 1, 0), (0, 1, -1, 2, -2, 0),
 // (0, 1, 1, 4, 4, 0), (0, 1, -1, 8, -8, 1).
 template <class V>
@@ -329,41 +313,50 @@ inline void at6(const V* m, V* y) {
   y[3] = d1 + 8 * d2 + m[5];
 }
 
-// F(4x4): y = A^T M A + bias, as untransform_tiles; `rows` holds four row buffers.
+// F(4x4): V[k][c][column] = (B^T d B)[k] for the 6x6 tile d of every column, k = 6a + b.
+template <class Lanes, class T>
+void transform_tiles4(const Conv2dGeometry& g, const ForwardPlan& p, const T* images, int64_t count, T* padded, T* v) {
+  using V = typename Lanes::V;
+  const int64_t stride = p.v_tap, pw = p.padded_w;
+  for_each_input_step<Lanes>(g, p, images, count, padded, v, [&](const T* d0, int64_t next, T* o) {
+    V h[6][6];  // d B: row i of the tile times B, as each row is read (holding all 36 gathered
+                // columns first spilled registers)
+    for (int i = 0; i < 6; ++i) {
+      const T* r = d0 + i * pw;
+      const V x[6] = {Lanes::template column4<0>(r, next), Lanes::template column4<1>(r, next),
+                      Lanes::template column4<2>(r, next), Lanes::template column4<3>(r, next),
+                      Lanes::template column4<4>(r, next), Lanes::template column4<5>(r, next)};
+      bt6(x, h[i]);
+    }
+    for (int b = 0; b < 6; ++b) {  // B^T (d B): column b
+      const V col[6] = {h[0][b], h[1][b], h[2][b], h[3][b], h[4][b], h[5][b]};
+      V r[6];
+      bt6(col, r);
+      for (int a = 0; a < 6; ++a) Lanes::store(o + (6 * a + b) * stride, r[a]);
+    }
+  });
+}
+
+// F(4x4): y = A^T M A + bias for every column's tile, clipped to the output plane.
 template <class Lanes, class T>
 void untransform_tiles4(const Conv2dGeometry& g, const ForwardPlan& p, const T* m, const T* bias, int64_t count,
                         T* rows, T* out_images) {
   using V = typename Lanes::V;
-  const int64_t oc_count = g.out_channels, oh_count = g.out_h, ow_count = g.out_w, stride = p.m_tap;
-  T* wide[4];
-  for (int i = 0; i < 4; ++i) wide[i] = rows + i * row_buffer(p);
-  for (int64_t image = 0; image < count; ++image)
-    for (int64_t oc = 0; oc < oc_count; ++oc) {
-      T* plane = out_images + (image * oc_count + oc) * oh_count * ow_count;
-      const T* in = m + oc * p.columns + image * p.tiles;
-      const V b = V{} + (bias != nullptr ? bias[oc] : T(0));
-      for (int64_t th = 0; th < p.tiles_h;) {
-        const int64_t tile_rows = pair_rows<Lanes>(p, th) ? 2 : 1;
-        for (int64_t tw = 0; tw < p.tiles_w; tw += Lanes::width) {
-          const T* t = in + th * p.tiles_w + tw;
-          V s[6][4];  // (A^T M)^T: s[j] is A^T applied to column j
-          for (int j = 0; j < 6; ++j) {
-            V col[6];
-            for (int a = 0; a < 6; ++a) col[a] = Lanes::load(t + (6 * a + j) * stride);
-            at6(col, s[j]);
-          }
-          for (int i = 0; i < 4; ++i) {  // (A^T M) A: each tile's four outputs of row i
-            const V row[6] = {s[0][i], s[1][i], s[2][i], s[3][i], s[4][i], s[5][i]};
-            V y[4];
-            at6(row, y);
-            Lanes::store_quads(wide[i] + 4 * tw, y[0] + b, y[1] + b, y[2] + b, y[3] + b);
-          }
-        }
-        for (int64_t r = 0; r < tile_rows; ++r, ++th)
-          for (int64_t i = 0; i < 4 && 4 * th + i < oh_count; ++i)
-            copy_row(wide[i] + 16 * r, ow_count, plane + (4 * th + i) * ow_count);
-      }
+  const int64_t stride = p.m_tap;
+  for_each_output_step<Lanes>(g, p, m, bias, count, rows, out_images, [&](const T* t, T* const* wide, int64_t tw, V b) {
+    V s[6][4];  // (A^T M)^T: s[j] is A^T applied to column j
+    for (int j = 0; j < 6; ++j) {
+      V col[6];
+      for (int a = 0; a < 6; ++a) col[a] = Lanes::load(t + (6 * a + j) * stride);
+      at6(col, s[j]);
     }
+    for (int i = 0; i < 4; ++i) {  // (A^T M) A: each tile's four outputs of row i
+      const V row[6] = {s[0][i], s[1][i], s[2][i], s[3][i], s[4][i], s[5][i]};
+      V y[4];
+      at6(row, y);
+      Lanes::store_quads(wide[i] + 4 * tw, y[0] + b, y[1] + b, y[2] + b, y[3] + b);
+    }
+  });
 }
 
 static_assert(kTapSkew >= Float8Lanes::width - 1, "a vector step's overrun must stay inside the skew");

@@ -180,6 +180,10 @@ Tensor global_avg_pool2d(const Tensor& x);
 // weight and bias [C] may be undefined (1 and 0).
 Tensor batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
                   const Tensor& running_var, bool training, double momentum = 0.1, double eps = 1e-5);
+// relu(batch_norm(...)), fused: one pass forward, and backward masks the gradient inside batch
+// norm's own two passes (no ReLU pass, no second activation). Equal, bit for bit, to the two ops.
+Tensor batch_norm_relu(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
+                       const Tensor& running_var, bool training, double momentum = 0.1, double eps = 1e-5);
 // Zeroes each element with probability p (Philox, global generator) and scales the rest by
 // 1 / (1 - p); identity when !training or p == 0. Backward redraws the same mask.
 Tensor dropout(const Tensor& x, double p = 0.5, bool training = true);

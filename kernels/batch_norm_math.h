@@ -10,6 +10,9 @@
 //     dbias = sum(dy), dweight = sum(dy * xhat),
 //     dx = weight * invstd * (dy - dbias / M - xhat * dweight / M)
 //   eval backward: the statistics are constants, dx = weight * invstd * dy.
+//   with a ReLU fused after it (batch_norm_relu): y = max(bn(x), 0), and backward takes
+//   dy where bn(x), as forward rounded it, was positive, and 0 elsewhere.
+#include <cmath>
 #include <cstdint>
 
 #include "core/hd.h"
@@ -41,6 +44,28 @@ EMBER_HD T batch_norm_unbiased(T biased_var, int64_t count) {
 EMBER_HD double batch_norm_running_update(double running, double batch_stat, double momentum, bool unbiased,
                                           int64_t count) {
   return batch_norm_running(running, unbiased ? batch_norm_unbiased(batch_stat, count) : batch_stat, momentum);
+}
+
+// y = x * scale + shift (scale = weight * invstd, shift = bias - mean * scale), one rounding where
+// the machine has a fused multiply-add. With a ReLU fused after it, backward recomputes this
+// value to know where y was positive, so forward and backward must round alike: an explicit
+// fma (or, without one, a product and a sum the compiler cannot contract), never whatever
+// contraction the compiler chooses in each loop.
+template <class T>
+EMBER_HD T batch_norm_affine(T x, T scale, T shift) {
+#if defined(__CUDA_ARCH__)
+  return ::fma(x, scale, shift);
+#elif defined(__FMA__)
+  return std::fma(x, scale, shift);
+#else
+  return x * scale + shift;
+#endif
+}
+
+// ReLU's rule (core/unary_ops.def): negatives to zero, NaN kept.
+template <class T>
+EMBER_HD T batch_norm_relu(T y) {
+  return y < T(0) ? T(0) : y;
 }
 
 // dx of the training form: scale = weight * invstd, mean_dy = sum(dy) / M, mean_dy_xhat = sum(dy * xhat) / M.

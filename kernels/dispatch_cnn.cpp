@@ -157,7 +157,7 @@ void batch_norm_stats(const Tensor& x, const Tensor& running_mean, const Tensor&
 }
 
 Tensor batch_norm_apply(const Tensor& x, const Tensor& mean, const Tensor& invstd, const Tensor& weight,
-                        const Tensor& bias) {
+                        const Tensor& bias, bool relu) {
   check_batch_norm_input(x, "batch_norm");
   const int64_t channels = x.size(1);
   check_defined(mean, "batch_norm", "mean");
@@ -168,12 +168,13 @@ Tensor batch_norm_apply(const Tensor& x, const Tensor& mean, const Tensor& invst
   check_channel_vector(bias, x, channels, "batch_norm", "bias");
   OpNameScope scope("batch_norm");
   Tensor y = empty_like(x);
-  if (y.numel() > 0) EMBER_BACKEND(x.device(), batch_norm_apply, x, mean, invstd, weight, bias, y);
+  if (y.numel() > 0) EMBER_BACKEND(x.device(), batch_norm_apply, x, mean, invstd, weight, bias, relu, y);
   return y;
 }
 
 void batch_norm_backward(const Tensor& x, const Tensor& dy, const Tensor& mean, const Tensor& invstd,
-                         const Tensor& weight, bool batch_stats, Tensor* dx, Tensor* dweight, Tensor* dbias) {
+                         const Tensor& weight, bool batch_stats, Tensor* dx, Tensor* dweight, Tensor* dbias,
+                         const Tensor& bias, bool relu) {
   check_batch_norm_input(x, "batch_norm_backward");
   check_same_shape(x, dy, "batch_norm_backward");
   check_compatible(x, dy, "batch_norm_backward");
@@ -183,14 +184,15 @@ void batch_norm_backward(const Tensor& x, const Tensor& dy, const Tensor& mean, 
   check_channel_vector(mean, x, channels, "batch_norm_backward", "mean");
   check_channel_vector(invstd, x, channels, "batch_norm_backward", "invstd");
   check_channel_vector(weight, x, channels, "batch_norm_backward", "weight");
+  check_channel_vector(bias, x, channels, "batch_norm_backward", "bias");
   OpNameScope scope("batch_norm_backward");
   const TensorOptions params = TensorOptions(weight.defined() ? weight.dtype() : x.dtype()).device(x.device());
   if (dx) *dx = empty_like(x);
   if (dweight) *dweight = empty(Shape{channels}, params);
   if (dbias) *dbias = empty(Shape{channels}, params);
   if (channels == 0) return;
-  EMBER_BACKEND(x.device(), batch_norm_backward, x, dy, mean, invstd, weight, batch_stats, dx ? *dx : Tensor(),
-                dweight ? *dweight : Tensor(), dbias ? *dbias : Tensor());
+  EMBER_BACKEND(x.device(), batch_norm_backward, x, dy, mean, invstd, weight, bias, relu, batch_stats,
+                dx ? *dx : Tensor(), dweight ? *dweight : Tensor(), dbias ? *dbias : Tensor());
 }
 
 Tensor dropout(const Tensor& x, double p, GeneratorState state, int64_t group) {

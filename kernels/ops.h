@@ -190,13 +190,17 @@ inline DType batch_norm_stats_dtype(DType x) { return x == DType::f64 ? DType::f
 void batch_norm_stats(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, double momentum,
                       double eps, Tensor* mean, Tensor* invstd);
 // y = (x - mean) * invstd * weight + bias per channel; weight and bias may be undefined (1 and 0).
+// relu: y = max(that, 0) in the same pass (a ReLU fused after the batch norm).
 Tensor batch_norm_apply(const Tensor& x, const Tensor& mean, const Tensor& invstd, const Tensor& weight,
-                        const Tensor& bias);
+                        const Tensor& bias, bool relu = false);
 // Gradients for the outputs that are non-null (dweight and dbias take the weight's dtype, x's without
 // one). batch_stats: mean/invstd are x's own batch statistics (training), so dx includes their
-// dependence on x; otherwise they are constants (eval).
+// dependence on x; otherwise they are constants (eval). relu: dy is the gradient of the fused
+// ReLU's output, taken where the forward's value (recomputed from x, mean, invstd, weight and
+// bias) was positive.
 void batch_norm_backward(const Tensor& x, const Tensor& dy, const Tensor& mean, const Tensor& invstd,
-                         const Tensor& weight, bool batch_stats, Tensor* dx, Tensor* dweight, Tensor* dbias);
+                         const Tensor& weight, bool batch_stats, Tensor* dx, Tensor* dweight, Tensor* dbias,
+                         const Tensor& bias = Tensor(), bool relu = false);
 // y = x * keep(i / group) / (1 - p), keep from Philox at `state` (kernels/dropout_math.h:
 // dropout_apply, so a dropped inf or NaN is NaN, as in PyTorch): group 1 is dropout, a channel's
 // plane (H * W) feature dropout. Backward is the same call on dy with the same state: the mask is

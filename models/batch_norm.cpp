@@ -22,11 +22,18 @@ BatchNorm2d::BatchNorm2d(const BatchNorm2dOptions& options) : options_(options) 
   }
 }
 
-Tensor BatchNorm2d::forward_impl(const Tensor& x) {
+Tensor BatchNorm2d::run(const Tensor& x, bool relu) {
   EMBER_CHECK(x.dim() == 4, "BatchNorm2d: expected input [N, C, H, W], got " << x.shape());
   // Without running statistics there is nothing else to normalise with, so eval uses the batch's.
   const bool batch_stats = is_training() || !options_.track_running_stats_;
-  return batch_norm(x, weight_, bias_, running_mean_, running_var_, batch_stats, options_.momentum_, options_.eps_);
+  const auto op = relu ? batch_norm_relu : batch_norm;
+  return op(x, weight_, bias_, running_mean_, running_var_, batch_stats, options_.momentum_, options_.eps_);
+}
+
+Tensor BatchNorm2d::forward_impl(const Tensor& x) { return run(x, false); }
+
+Tensor BatchNorm2d::forward_relu(const Tensor& x) {
+  return forward_scope([&] { return run(x, true); });
 }
 
 std::string BatchNorm2d::extra_str() const {

@@ -4,6 +4,8 @@
 //   auto bn = std::make_shared<ember::nn::BatchNorm2d>(32);   // after a Conv2d with 32 outputs
 //   model->train();  y = bn->forward(x);   // batch statistics; running ones updated (momentum 0.1)
 //   model->eval();   y = bn->forward(x);   // running statistics
+//   y = bn->forward_relu(x);                 // relu(bn->forward(x)) in one pass (batch_norm_relu);
+//                                            // nn::Sequential runs a BatchNorm2d and a ReLU after it so
 //
 // Parameters weight = 1 and bias = 0 [C] (affine); buffers running_mean = 0 and
 // running_var = 1 [C] (track_running_stats), PyTorch's defaults. Without running
@@ -41,12 +43,16 @@ class BatchNorm2d : public Module {
   const Tensor& running_mean() const { return running_mean_; }  // undefined without tracking
   const Tensor& running_var() const { return running_var_; }    // undefined without tracking
   const BatchNorm2dOptions& options() const { return options_; }
+  // relu(forward(x)), fused (autograd/ops.h: batch_norm_relu): the same values, bit for bit.
+  Tensor forward_relu(const Tensor& x);
 
  protected:
   Tensor forward_impl(const Tensor& x) override;
   std::string extra_str() const override;
 
  private:
+  Tensor run(const Tensor& x, bool relu);
+
   BatchNorm2dOptions options_;
   Tensor weight_, bias_;               // [C]
   Tensor running_mean_, running_var_;  // [C]

@@ -80,12 +80,16 @@ Tensor Module::forward_impl(const Tensor& x) {
                         "elsewhere (train::Trainer, fit and evaluate hold the model so)");
 }
 
-Tensor Module::forward(const Tensor& x) {
+Tensor Module::forward_scope(const std::function<Tensor()>& fn) {
   CategoryScope scope(MemoryCategory::activation);
   // A checkpointed segment recomputed during backward stays in the backward phase.
   std::optional<PhaseScope> phase;
   if (!autograd::is_recomputing()) phase.emplace(Phase::forward);
-  return forward_impl(x);
+  return fn();
+}
+
+Tensor Module::forward(const Tensor& x) {
+  return forward_scope([&] { return forward_impl(x); });
 }
 
 void Module::check_new_name(const std::string& name) const {

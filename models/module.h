@@ -126,6 +126,10 @@ class Module : public std::enable_shared_from_this<Module> {
   std::string str() const;
 
  protected:
+  // Runs fn as forward() runs forward_impl: its bytes are activations, its phase forward (unless
+  // a checkpointed segment is being recomputed). For a layer's other entry points
+  // (BatchNorm2d::forward_relu).
+  Tensor forward_scope(const std::function<Tensor()>& fn);
   // Registers a tensor as a parameter; it is marked requires_grad. Returns it.
   Tensor register_parameter(const std::string& name, Tensor tensor);
   Tensor register_buffer(const std::string& name, Tensor tensor);

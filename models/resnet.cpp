@@ -21,7 +21,7 @@ BasicBlock::BasicBlock(int64_t in, int64_t out, int64_t stride) {
 }
 
 Tensor BasicBlock::forward_impl(const Tensor& x) {
-  Tensor h = relu(bn1_->forward(conv1_->forward(x)));
+  Tensor h = bn1_->forward_relu(conv1_->forward(x));
   // bn2's output and the sum are temporaries nobody saved: the sum and the ReLU reuse their bytes.
   return relu(add(bn2_->forward(conv2_->forward(h)), shortcut_ ? shortcut_->forward(x) : x));
 }

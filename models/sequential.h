@@ -7,6 +7,9 @@
 //   auto net2 = std::make_shared<ember::nn::Sequential>(nn::Linear(2, 64), nn::ReLU(), fc);  // shares fc
 //   Tensor h = net->forward_range(x, 0, 2);   // the first two layers only (checkpoint segments)
 //
+// A BatchNorm2d followed by a ReLU runs as one fused op (BatchNorm2d::forward_relu: the same
+// values bit for bit, one pass over the activation fewer forward and backward), when both lie
+// in the range run.
 // Each argument is a std::shared_ptr to a module, which Sequential then shares, or a module
 // value, a temporary or std::move'd, which it moves into a new shared module. A module class that
 // declares its own forward, as libtorch's do, runs it (models/module.h); layers given in braces as

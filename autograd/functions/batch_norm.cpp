@@ -3,7 +3,9 @@
 // in place, except while checkpointing recomputes the segment (the first
 // forward already counted this batch). Eval normalises with the running
 // statistics, which are then constants for backward. The node saves x and the
-// per-channel mean and invstd (a few floats per channel), never xhat.
+// per-channel mean and invstd (a few floats per channel), never xhat. batch_norm_relu is
+// the same node with a ReLU fused after it: the kernels clamp as they write y, and backward
+// recomputes where y was positive from x (kernels/batch_norm_math.h).
 #include "autograd/node.h"
 #include "autograd/record.h"
 #include "autograd/ops.h"
@@ -17,18 +19,18 @@ namespace {
 
 class BatchNormBackward final : public autograd::Node {
  public:
-  BatchNormBackward(bool batch_stats, bool need_x, bool need_weight, bool need_bias)
-      : batch_stats_(batch_stats), need_x_(need_x), need_weight_(need_weight), need_bias_(need_bias) {}
-  const char* name() const override { return "batch_norm"; }
+  BatchNormBackward(bool batch_stats, bool relu, bool need_x, bool need_weight, bool need_bias)
+      : batch_stats_(batch_stats), relu_(relu), need_x_(need_x), need_weight_(need_weight), need_bias_(need_bias) {}
+  const char* name() const override { return relu_ ? "batch_norm_relu" : "batch_norm"; }
   std::vector<Tensor> apply(const Tensor& dy) override {
     Tensor dx, dweight, dbias;
     kernels::batch_norm_backward(saved(0), dy, saved(1), saved(2), saved(3), batch_stats_, need_x_ ? &dx : nullptr,
-                                 need_weight_ ? &dweight : nullptr, need_bias_ ? &dbias : nullptr);
+                                 need_weight_ ? &dweight : nullptr, need_bias_ ? &dbias : nullptr, saved(4), relu_);
     return {dx, dweight, dbias};
   }
 
  private:
-  bool batch_stats_, need_x_, need_weight_, need_bias_;
+  bool batch_stats_, relu_, need_x_, need_weight_, need_bias_;
 };
 
 // invstd = 1 / sqrt(running_var + eps), in the statistics dtype.
@@ -39,11 +41,9 @@ Tensor running_invstd(const Tensor& running_var, DType stats, double eps) {
   return kernels::binary_scalar(BinaryOp::div, std, 1.0, /*scalar_first=*/true);
 }
 
-}  // namespace
-
-Tensor batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
-                  const Tensor& running_var, bool training, double momentum, double eps) {
-  EMBER_CHECK(x.defined(), "batch_norm: argument 'x' is an undefined tensor");
+Tensor batch_norm_maybe_relu(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
+                             const Tensor& running_var, bool training, double momentum, double eps, bool relu) {
+  EMBER_CHECK(x.defined(), (relu ? "batch_norm_relu" : "batch_norm") << ": argument 'x' is an undefined tensor");
   Tensor mean, invstd;
   if (training) {
     const bool update = !autograd::is_recomputing();
@@ -58,18 +58,31 @@ Tensor batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, con
     mean = kernels::cast(running_mean, stats);
     invstd = running_invstd(running_var, stats, eps);
   }
-  Tensor y = kernels::batch_norm_apply(x, mean, invstd, weight, bias);
+  Tensor y = kernels::batch_norm_apply(x, mean, invstd, weight, bias, relu);
   if (autograd::any_requires_grad({x, weight, bias})) {
-    auto node = std::make_shared<BatchNormBackward>(training, x.requires_grad(),
+    auto node = std::make_shared<BatchNormBackward>(training, relu, x.requires_grad(),
                                                     weight.defined() && weight.requires_grad(),
                                                     bias.defined() && bias.requires_grad());
     node->save(x);
     node->save(mean);
     node->save(invstd);
     node->save(weight);
+    node->save(relu ? bias : Tensor());  // the mask's recompute reads the bias (a few floats)
     autograd::record(y, node, {x, weight, bias});
   }
   return y;
+}
+
+}  // namespace
+
+Tensor batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
+                  const Tensor& running_var, bool training, double momentum, double eps) {
+  return batch_norm_maybe_relu(x, weight, bias, running_mean, running_var, training, momentum, eps, false);
+}
+
+Tensor batch_norm_relu(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
+                       const Tensor& running_var, bool training, double momentum, double eps) {
+  return batch_norm_maybe_relu(x, weight, bias, running_mean, running_var, training, momentum, eps, true);
 }
 
 }  // namespace ember

@@ -9,8 +9,12 @@
 //     compiler's, fixed for a build, so results stay deterministic).
 //   - statistics and backward run one channel per task (OpenMP over channels); apply runs
 //     one (n, c) plane per task with a precomputed scale and shift.
+//   - with a ReLU fused after it, apply clamps in the same pass, and backward recomputes each
+//     value as apply rounded it (the same scale, shift and batch_norm_affine) to mask dy: no
+//     ReLU pass either way, and no mask stored.
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/batch_norm_math.h"
@@ -68,6 +72,22 @@ void write_channels(const Tensor& t, const std::vector<double>& values) {
   });
 }
 
+// Per channel, y = batch_norm_affine(x, scale, shift): scale = weight * invstd, shift = bias -
+// mean * scale, computed in double and rounded once to the compute type C; apply and the fused
+// ReLU's backward take them from here, so both round each value alike.
+template <class C>
+struct Affine {
+  std::vector<C> scale, shift;
+  Affine(const Tensor& mean, const Tensor& invstd, const Tensor& weight, const Tensor& bias, int64_t channels) {
+    const std::vector<double> mu = read_channels(mean, channels, 0.0), inv = read_channels(invstd, channels, 1.0);
+    const std::vector<double> w = read_channels(weight, channels, 1.0), b = read_channels(bias, channels, 0.0);
+    for (size_t c = 0; c < mu.size(); ++c) {
+      scale.push_back(C(w[c] * inv[c]));
+      shift.push_back(C(b[c] - mu[c] * w[c] * inv[c]));
+    }
+  }
+};
+
 }  // namespace
 
 void batch_norm_stats(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, double momentum,
@@ -117,35 +137,38 @@ void batch_norm_stats(const Tensor& x, const Tensor& running_mean, const Tensor&
 }
 
 void batch_norm_apply(const Tensor& x, const Tensor& mean, const Tensor& invstd, const Tensor& weight,
-                      const Tensor& bias, const Tensor& y) {
+                      const Tensor& bias, bool relu, const Tensor& y) {
   const ChannelLayout l = channel_layout(x.shape());
-  const std::vector<double> mu = read_channels(mean, l.channels, 0.0), inv = read_channels(invstd, l.channels, 1.0);
-  const std::vector<double> w = read_channels(weight, l.channels, 1.0), b = read_channels(bias, l.channels, 0.0);
   dispatch_floating("batch_norm", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
-    std::vector<C> scale(static_cast<size_t>(l.channels)), shift(static_cast<size_t>(l.channels));
-    for (size_t c = 0; c < scale.size(); ++c) {  // y = x * scale + shift
-      scale[c] = C(w[c] * inv[c]);
-      shift[c] = C(b[c] - mu[c] * w[c] * inv[c]);
-    }
+    const Affine<C> affine(mean, invstd, weight, bias, l.channels);
     const T* in = x.data<T>();
     T* out = y.data<T>();
-    parallel_for(l.batch * l.channels, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, l.inner)),
-                 [&](int64_t p0, int64_t p1) {
-                   for (int64_t p = p0; p < p1; ++p) {
-                     const C s = scale[static_cast<size_t>(p % l.channels)], t = shift[static_cast<size_t>(p % l.channels)];
-                     const T* src = in + p * l.inner;
-                     T* dst = out + p * l.inner;
-                     for (int64_t i = 0; i < l.inner; ++i) dst[i] = T(C(src[i]) * s + t);
-                   }
-                 });
+    const auto planes = [&](auto relu_constant) {
+      constexpr bool kRelu = decltype(relu_constant)::value;
+      parallel_for(l.batch * l.channels, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, l.inner)),
+                   [&](int64_t p0, int64_t p1) {
+                     for (int64_t p = p0; p < p1; ++p) {
+                       const size_t c = static_cast<size_t>(p % l.channels);
+                       const C s = affine.scale[c], t = affine.shift[c];
+                       const T* src = in + p * l.inner;
+                       T* dst = out + p * l.inner;
+                       for (int64_t i = 0; i < l.inner; ++i) {
+                         const T v = T(batch_norm_affine(C(src[i]), s, t));
+                         dst[i] = kRelu ? T(batch_norm_relu(C(v))) : v;
+                       }
+                     }
+                   });
+    };
+    if (relu) planes(std::true_type{});
+    else planes(std::false_type{});
   });
 }
 
 void batch_norm_backward(const Tensor& x, const Tensor& dy, const Tensor& mean, const Tensor& invstd,
-                         const Tensor& weight, bool batch_stats, const Tensor& dx, const Tensor& dweight,
-                         const Tensor& dbias) {
+                         const Tensor& weight, const Tensor& bias, bool relu, bool batch_stats, const Tensor& dx,
+                         const Tensor& dweight, const Tensor& dbias) {
   const ChannelLayout l = channel_layout(x.shape());
   const std::vector<double> mu = read_channels(mean, l.channels, 0.0), inv = read_channels(invstd, l.channels, 1.0);
   const std::vector<double> w = read_channels(weight, l.channels, 1.0);
@@ -157,40 +180,52 @@ void batch_norm_backward(const Tensor& x, const Tensor& dy, const Tensor& mean, 
     const T* xs = x.data<T>();
     const T* gs = dy.data<T>();
     T* out = dx.defined() ? dx.data<T>() : nullptr;
-    parallel_for(l.channels, channel_grain(l), [&](int64_t c0, int64_t c1) {
-      for (int64_t c = c0; c < c1; ++c) {
-        const size_t k = static_cast<size_t>(c);
-        const C m = C(mu[k]), s = C(inv[k]);
-        double total = 0.0, total_xhat = 0.0;
-        for (int64_t n = 0; n < l.batch; ++n) {
-          const T* xp = xs + l.plane(n, c);
-          const T* gp = gs + l.plane(n, c);
-          if (n + 1 < l.batch) prefetch_plane(xs + l.plane(n + 1, c), gs + l.plane(n + 1, c), l.inner);
-          C a = C(0), b = C(0);
+    const Affine<C> affine(mean, invstd, weight, bias, relu ? l.channels : 0);
+    const auto channels = [&](auto relu_constant) {
+      constexpr bool kRelu = decltype(relu_constant)::value;
+      parallel_for(l.channels, channel_grain(l), [&](int64_t c0, int64_t c1) {
+        for (int64_t c = c0; c < c1; ++c) {
+          const size_t k = static_cast<size_t>(c);
+          const C m = C(mu[k]), s = C(inv[k]);
+          const C a_scale = kRelu ? affine.scale[k] : C(0), a_shift = kRelu ? affine.shift[k] : C(0);
+          // dy, or with the fused ReLU dy where the forward's value was positive
+          const auto grad = [&](T g, T xv) {
+            if constexpr (kRelu) return C(T(batch_norm_affine(C(xv), a_scale, a_shift))) > C(0) ? C(g) : C(0);
+            else return C(g);
+          };
+          double total = 0.0, total_xhat = 0.0;
+          for (int64_t n = 0; n < l.batch; ++n) {
+            const T* xp = xs + l.plane(n, c);
+            const T* gp = gs + l.plane(n, c);
+            if (n + 1 < l.batch) prefetch_plane(xs + l.plane(n + 1, c), gs + l.plane(n + 1, c), l.inner);
+            C a = C(0), b = C(0);
 #pragma omp simd reduction(+ : a, b)
-          for (int64_t i = 0; i < l.inner; ++i) {
-            const C g = C(gp[i]);
-            a += g;
-            b += g * (C(xp[i]) - m);
+            for (int64_t i = 0; i < l.inner; ++i) {
+              const C g = grad(gp[i], xp[i]);
+              a += g;
+              b += g * (C(xp[i]) - m);
+            }
+            total += static_cast<double>(a);
+            total_xhat += static_cast<double>(b);
           }
-          total += static_cast<double>(a);
-          total_xhat += static_cast<double>(b);
+          total_xhat *= static_cast<double>(s);
+          sum_dy[k] = total;
+          sum_dy_xhat[k] = total_xhat;
+          if (!out) continue;
+          const C scale = C(w[k]) * s;
+          const C mean_dy = batch_stats ? C(total / count) : C(0), mean_dy_xhat = batch_stats ? C(total_xhat / count) : C(0);
+          for (int64_t n = 0; n < l.batch; ++n) {
+            const T* xp = xs + l.plane(n, c);
+            const T* gp = gs + l.plane(n, c);
+            T* op = out + l.plane(n, c);
+            for (int64_t i = 0; i < l.inner; ++i)
+              op[i] = T(batch_norm_train_dx(grad(gp[i], xp[i]), (C(xp[i]) - m) * s, scale, mean_dy, mean_dy_xhat));
+          }
         }
-        total_xhat *= static_cast<double>(s);
-        sum_dy[k] = total;
-        sum_dy_xhat[k] = total_xhat;
-        if (!out) continue;
-        const C scale = C(w[k]) * s;
-        const C mean_dy = batch_stats ? C(total / count) : C(0), mean_dy_xhat = batch_stats ? C(total_xhat / count) : C(0);
-        for (int64_t n = 0; n < l.batch; ++n) {
-          const T* xp = xs + l.plane(n, c);
-          const T* gp = gs + l.plane(n, c);
-          T* op = out + l.plane(n, c);
-          for (int64_t i = 0; i < l.inner; ++i)
-            op[i] = T(batch_norm_train_dx(C(gp[i]), (C(xp[i]) - m) * s, scale, mean_dy, mean_dy_xhat));
-        }
-      }
-    });
+      });
+    };
+    if (relu) channels(std::true_type{});
+    else channels(std::false_type{});
   });
   if (dweight.defined()) write_channels(dweight, sum_dy_xhat);
   if (dbias.defined()) write_channels(dbias, sum_dy);

@@ -78,29 +78,58 @@ __global__ void running_update_kernel(R* running, const S* stat, int64_t channel
   }
 }
 
-// y = x * scale + shift with scale = weight * invstd, shift = bias - mean * scale (weight, bias may be null).
+// Channel c's scale = weight * invstd and shift = bias - mean * scale (weight, bias may be null),
+// each rounded once: apply and the fused ReLU's backward compute them alike.
+template <class S>
+__device__ void affine_of(int64_t c, const S* mean, const S* invstd, const S* weight, const S* bias, S& scale,
+                          S& shift) {
+  scale = (weight ? weight[c] : S(1)) * invstd[c];
+  shift = ::fma(-mean[c], scale, bias ? bias[c] : S(0));
+}
+
+// batch_norm_affine(x) rounded to x's storage type, as apply stores it.
+template <class D, class S>
+__device__ S stored_affine(const D* x, int64_t i, S scale, S shift) {
+  D v;
+  store(&v, 0, batch_norm_affine(S(load(x, i)), scale, shift));
+  return S(load(&v, 0));
+}
+
+// y = x * scale + shift (batch_norm_affine), and max(y, 0) with a fused ReLU.
 template <class D, class S>
 __global__ void apply_kernel(const D* x, ChannelLayout l, const S* mean, const S* invstd, const S* weight,
-                             const S* bias, D* y, int64_t n) {
+                             const S* bias, bool relu, D* y, int64_t n) {
   for (int64_t i = thread_index(); i < n; i += thread_count()) {
     const int64_t c = (i / l.inner) % l.channels;
-    const S scale = (weight ? weight[c] : S(1)) * invstd[c];
-    const S shift = (bias ? bias[c] : S(0)) - mean[c] * scale;
-    store(y, i, S(load(x, i)) * scale + shift);
+    S scale, shift;
+    affine_of(c, mean, invstd, weight, bias, scale, shift);
+    const S v = stored_affine(x, i, scale, shift);
+    store(y, i, relu ? batch_norm_relu(v) : v);
   }
+}
+
+// dy, or with a fused ReLU dy where the forward's stored value was positive.
+template <class D, class S>
+__device__ S relu_masked(const D* x, const D* dy, int64_t i, int64_t c, const S* mean, const S* invstd,
+                         const S* weight, const S* bias, bool relu) {
+  const S g = S(load(dy, i));
+  if (!relu) return g;
+  S scale, shift;
+  affine_of(c, mean, invstd, weight, bias, scale, shift);
+  return stored_affine(x, i, scale, shift) > S(0) ? g : S(0);
 }
 
 // One block per channel: sum_dy[c] = sum(dy), sum_dy_xhat[c] = sum(dy * (x - mean)) * invstd.
 template <class D, class S>
 __global__ void backward_sums_kernel(const D* x, const D* dy, ChannelLayout l, const S* mean, const S* invstd,
-                                     S* sum_dy, S* sum_dy_xhat) {
+                                     const S* weight, const S* bias, bool relu, S* sum_dy, S* sum_dy_xhat) {
   const int64_t count = l.count();
   for (int64_t c = blockIdx.x; c < l.channels; c += gridDim.x) {
     const S m = mean[c];
     SumPair<S> acc{S(0), S(0)};
     for (int64_t k = threadIdx.x; k < count; k += blockDim.x) {
       const int64_t at = l.offset(c, k);
-      const S g = S(load(dy, at));
+      const S g = relu_masked(x, dy, at, c, mean, invstd, weight, bias, relu);
       acc.a += g;
       acc.b += g * (S(load(x, at)) - m);
     }
@@ -115,8 +144,8 @@ __global__ void backward_sums_kernel(const D* x, const D* dy, ChannelLayout l, c
 // dx = weight * invstd * (dy - mean_dy - xhat * mean_dy_xhat); the means are 0 with constant statistics.
 template <class D, class S>
 __global__ void backward_dx_kernel(const D* x, const D* dy, ChannelLayout l, const S* mean, const S* invstd,
-                                   const S* weight, const S* sum_dy, const S* sum_dy_xhat, bool batch_stats, D* dx,
-                                   int64_t n) {
+                                   const S* weight, const S* bias, bool relu, const S* sum_dy, const S* sum_dy_xhat,
+                                   bool batch_stats, D* dx, int64_t n) {
   const S count = S(l.count());
   for (int64_t i = thread_index(); i < n; i += thread_count()) {
     const int64_t c = (i / l.inner) % l.channels;
@@ -124,7 +153,8 @@ __global__ void backward_dx_kernel(const D* x, const D* dy, ChannelLayout l, con
     const S scale = (weight ? weight[c] : S(1)) * s;
     const S mean_dy = batch_stats ? sum_dy[c] / count : S(0);
     const S mean_dy_xhat = batch_stats ? sum_dy_xhat[c] / count : S(0);
-    store(dx, i, batch_norm_train_dx(S(load(dy, i)), (S(load(x, i)) - mean[c]) * s, scale, mean_dy, mean_dy_xhat));
+    const S g = relu_masked(x, dy, i, c, mean, invstd, weight, bias, relu);
+    store(dx, i, batch_norm_train_dx(g, (S(load(x, i)) - mean[c]) * s, scale, mean_dy, mean_dy_xhat));
   }
 }
 
@@ -182,7 +212,7 @@ void batch_norm_stats(const Tensor& x, const Tensor& running_mean, const Tensor&
 }
 
 void batch_norm_apply(const Tensor& x, const Tensor& mean, const Tensor& invstd, const Tensor& weight,
-                      const Tensor& bias, const Tensor& y) {
+                      const Tensor& bias, bool relu, const Tensor& y) {
   const ChannelLayout l = channel_layout(x.shape());
   const DType sd = batch_norm_stats_dtype(x.dtype());
   const Tensor m = as_stats(mean, sd), s = as_stats(invstd, sd), w = as_stats(weight, sd), b = as_stats(bias, sd);
@@ -190,16 +220,16 @@ void batch_norm_apply(const Tensor& x, const Tensor& mean, const Tensor& invstd,
     using T = decltype(tag);
     using S = compute_t<T>;
     launch_1d("batch_norm", x.numel(), apply_kernel<device_t<T>, S>, device_data<T>(x), l, m.data<S>(), s.data<S>(),
-              optional_data<S>(w), optional_data<S>(b), device_data<T>(y), x.numel());
+              optional_data<S>(w), optional_data<S>(b), relu, device_data<T>(y), x.numel());
   });
 }
 
 void batch_norm_backward(const Tensor& x, const Tensor& dy, const Tensor& mean, const Tensor& invstd,
-                         const Tensor& weight, bool batch_stats, const Tensor& dx, const Tensor& dweight,
-                         const Tensor& dbias) {
+                         const Tensor& weight, const Tensor& bias, bool relu, bool batch_stats, const Tensor& dx,
+                         const Tensor& dweight, const Tensor& dbias) {
   const ChannelLayout l = channel_layout(x.shape());
   const DType sd = batch_norm_stats_dtype(x.dtype());
-  const Tensor m = as_stats(mean, sd), s = as_stats(invstd, sd), w = as_stats(weight, sd);
+  const Tensor m = as_stats(mean, sd), s = as_stats(invstd, sd), w = as_stats(weight, sd), b = as_stats(bias, sd);
   const TensorOptions stats = TensorOptions().dtype(sd).device(x.device());
   const Tensor sum_dy = empty(Shape{l.channels}, stats), sum_dy_xhat = empty(Shape{l.channels}, stats);
   dispatch_floating("batch_norm_backward", x.dtype(), [&](auto tag) {
@@ -207,12 +237,13 @@ void batch_norm_backward(const Tensor& x, const Tensor& dy, const Tensor& mean, 
     using D = device_t<T>;
     using S = compute_t<T>;
     backward_sums_kernel<D, S><<<channel_blocks(l.channels), kThreadsPerBlock, 0, current_stream()>>>(
-        device_data<T>(x), device_data<T>(dy), l, m.data<S>(), s.data<S>(), sum_dy.data<S>(), sum_dy_xhat.data<S>());
+        device_data<T>(x), device_data<T>(dy), l, m.data<S>(), s.data<S>(), optional_data<S>(w), optional_data<S>(b),
+        relu, sum_dy.data<S>(), sum_dy_xhat.data<S>());
     EMBER_CUDA_CHECK_LAUNCH("batch_norm_backward (sums)");
     if (dx.defined())
       launch_1d("batch_norm_backward", x.numel(), backward_dx_kernel<D, S>, device_data<T>(x), device_data<T>(dy), l,
-                m.data<S>(), s.data<S>(), optional_data<S>(w), sum_dy.data<S>(), sum_dy_xhat.data<S>(), batch_stats,
-                device_data<T>(dx), x.numel());
+                m.data<S>(), s.data<S>(), optional_data<S>(w), optional_data<S>(b), relu, sum_dy.data<S>(),
+                sum_dy_xhat.data<S>(), batch_stats, device_data<T>(dx), x.numel());
   });
   // The parameter gradients take the dtype the entry point gave them (the weight's).
   if (dweight.defined()) copy_(dweight, sum_dy_xhat);

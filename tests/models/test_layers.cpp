@@ -8,6 +8,8 @@
 
 #include "core/generator.h"
 #include "kernels/factories.h"
+#include "autograd/node.h"
+#include "models/activation.h"
 #include "models/batch_norm.h"
 #include "models/conv2d.h"
 #include "models/dropout.h"
@@ -96,6 +98,38 @@ TEST_CASE("nn::BatchNorm2d switches between batch and running statistics", "[lay
   bn.train();
   bn.forward(x);
   CHECK(bn.running_mean().to_vector<double>()[0] != after_one[0]);
+}
+
+// Sequential runs a BatchNorm2d with a ReLU after it as batch_norm_relu: the same values and
+// gradients as the two layers one by one (forward_range over one layer each), and one autograd
+// node instead of two.
+TEST_CASE("nn::Sequential fuses a BatchNorm2d and the ReLU after it, exactly", "[layers]") {
+  manual_seed(15);
+  auto bn = std::make_shared<nn::BatchNorm2d>(3);
+  nn::Sequential net{bn, std::make_shared<nn::ReLU>()};
+  for (bool training : {true, false}) {
+    INFO((training ? "training" : "eval"));
+    net.train(training);
+    const Tensor x0 = randn({4, 3, 5, 5}), dy = randn({4, 3, 5, 5});
+    Tensor grads[2][3], ys[2];
+    for (int fused = 0; fused < 2; ++fused) {
+      const Tensor mean = bn->running_mean().clone(), var = bn->running_var().clone();
+      for (const Tensor& p : net.parameters()) p.set_grad(Tensor());
+      const Tensor x = x0.clone().requires_grad_();
+      const Tensor y = fused ? net.forward(x) : net.forward_range(net.forward_range(x, 0, 1), 1, 2);
+      CHECK(std::string(y.grad_fn()->name()) == (fused ? "batch_norm_relu" : "relu"));
+      y.backward(dy);
+      ys[fused] = y;
+      grads[fused][0] = x.grad();
+      grads[fused][1] = bn->weight().grad();
+      grads[fused][2] = bn->bias().grad();
+      Tensor running_mean = bn->running_mean(), running_var = bn->running_var();  // handles to the buffers
+      running_mean.copy_(mean);  // both runs start from the same statistics
+      running_var.copy_(var);
+    }
+    CHECK(ys[0].to_vector<float>() == ys[1].to_vector<float>());
+    for (int i = 0; i < 3; ++i) CHECK(grads[0][i].to_vector<float>() == grads[1][i].to_vector<float>());
+  }
 }
 
 TEST_CASE("nn::Dropout is active in training and the identity in eval", "[layers]") {

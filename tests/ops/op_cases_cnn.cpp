@@ -268,6 +268,24 @@ std::vector<OpCase> cnn_cases() {
                           .no_backward());
     }
   }
+  // batch_norm_relu: the ReLU only zeroes values and their gradients, so batch norm's magnitudes
+  // still bound it.
+  for (const Shape& shape : {Shape{4, 3, 5, 7}, Shape{5, 6}}) {
+    const int64_t c = shape.sizes()[1];
+    const int64_t count = shape.numel() / c;
+    cases.push_back(OpCase("cnn", "batch_norm_relu training " + shape.str(), {In(shape), In({c}), In({c})},
+                           [c](const Inputs& in) {
+                             const TensorOptions o = TensorOptions(in[0].dtype()).device(in[0].device());
+                             return batch_norm_relu(in[0], in[1], in[2], zeros({c}, o), ones({c}, o), true);
+                           })
+                        .sums(count)
+                        .magnitudes(batch_norm_magnitudes));
+    cases.push_back(OpCase("cnn", "batch_norm_relu eval " + shape.str(),
+                           {In(shape), In({c}), In({c}), Constant({c}), Constant({c}, Values::positive)},
+                           [](const Inputs& in) { return batch_norm_relu(in[0], in[1], in[2], in[3], in[4], false); })
+                        .sums(count)
+                        .magnitudes(batch_norm_eval_magnitudes));
+  }
   cases.push_back(OpCase("cnn", "batch_norm training without affine, rows 1.. of [5, 3, 4, 4]", {RowsOf({4, 3, 4, 4})},
                          [](const Inputs& in) {
                            return batch_norm(in[0], Tensor(), Tensor(), Tensor(), Tensor(), true);

@@ -184,6 +184,11 @@ Tensor batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, con
 // norm's own two passes (no ReLU pass, no second activation). Equal, bit for bit, to the two ops.
 Tensor batch_norm_relu(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
                        const Tensor& running_var, bool training, double momentum = 0.1, double eps = 1e-5);
+// relu(add(batch_norm(x, ...), residual)), the end of a residual block, fused: one pass forward
+// (the three ops' backward passes stay). Equal, bit for bit, to the three ops.
+Tensor batch_norm_add_relu(const Tensor& x, const Tensor& residual, const Tensor& weight, const Tensor& bias,
+                           const Tensor& running_mean, const Tensor& running_var, bool training,
+                           double momentum = 0.1, double eps = 1e-5);
 // Zeroes each element with probability p (Philox, global generator) and scales the rest by
 // 1 / (1 - p); identity when !training or p == 0. Backward redraws the same mask.
 Tensor dropout(const Tensor& x, double p = 0.5, bool training = true);

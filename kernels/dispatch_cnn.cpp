@@ -157,7 +157,7 @@ void batch_norm_stats(const Tensor& x, const Tensor& running_mean, const Tensor&
 }
 
 Tensor batch_norm_apply(const Tensor& x, const Tensor& mean, const Tensor& invstd, const Tensor& weight,
-                        const Tensor& bias, bool relu) {
+                        const Tensor& bias, bool relu, const Tensor& residual) {
   check_batch_norm_input(x, "batch_norm");
   const int64_t channels = x.size(1);
   check_defined(mean, "batch_norm", "mean");
@@ -166,9 +166,13 @@ Tensor batch_norm_apply(const Tensor& x, const Tensor& mean, const Tensor& invst
   check_channel_vector(invstd, x, channels, "batch_norm", "invstd");
   check_channel_vector(weight, x, channels, "batch_norm", "weight");
   check_channel_vector(bias, x, channels, "batch_norm", "bias");
+  if (residual.defined()) {
+    check_same_shape(x, residual, "batch_norm_add_relu");
+    check_compatible(x, residual, "batch_norm_add_relu");
+  }
   OpNameScope scope("batch_norm");
   Tensor y = empty_like(x);
-  if (y.numel() > 0) EMBER_BACKEND(x.device(), batch_norm_apply, x, mean, invstd, weight, bias, relu, y);
+  if (y.numel() > 0) EMBER_BACKEND(x.device(), batch_norm_apply, x, mean, invstd, weight, bias, relu, residual, y);
   return y;
 }
 

@@ -6,6 +6,7 @@
 //   model->eval();   y = bn->forward(x);   // running statistics
 //   y = bn->forward_relu(x);                 // relu(bn->forward(x)) in one pass (batch_norm_relu);
 //                                            // nn::Sequential runs a BatchNorm2d and a ReLU after it so
+//   y = bn->forward_add_relu(x, shortcut);   // relu(bn->forward(x) + shortcut): a residual block's end
 //
 // Parameters weight = 1 and bias = 0 [C] (affine); buffers running_mean = 0 and
 // running_var = 1 [C] (track_running_stats), PyTorch's defaults. Without running
@@ -45,13 +46,16 @@ class BatchNorm2d : public Module {
   const BatchNorm2dOptions& options() const { return options_; }
   // relu(forward(x)), fused (autograd/ops.h: batch_norm_relu): the same values, bit for bit.
   Tensor forward_relu(const Tensor& x);
+  // relu(forward(x) + residual), a residual block's end, fused (batch_norm_add_relu): the same
+  // values, bit for bit.
+  Tensor forward_add_relu(const Tensor& x, const Tensor& residual);
 
  protected:
   Tensor forward_impl(const Tensor& x) override;
   std::string extra_str() const override;
 
  private:
-  Tensor run(const Tensor& x, bool relu);
+  Tensor run(const Tensor& x, bool relu, const Tensor& residual);
 
   BatchNorm2dOptions options_;
   Tensor weight_, bias_;               // [C]

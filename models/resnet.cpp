@@ -22,8 +22,8 @@ BasicBlock::BasicBlock(int64_t in, int64_t out, int64_t stride) {
 
 Tensor BasicBlock::forward_impl(const Tensor& x) {
   Tensor h = bn1_->forward_relu(conv1_->forward(x));
-  // bn2's output and the sum are temporaries nobody saved: the sum and the ReLU reuse their bytes.
-  return relu(add(bn2_->forward(conv2_->forward(h)), shortcut_ ? shortcut_->forward(x) : x));
+  // batch norm, the shortcut's add and the ReLU in one pass (models/batch_norm.h)
+  return bn2_->forward_add_relu(conv2_->forward(h), shortcut_ ? shortcut_->forward(x) : x);
 }
 
 std::shared_ptr<nn::Sequential> make_resnet20(int64_t in_channels, int64_t num_classes) {

@@ -41,10 +41,33 @@ Tensor running_invstd(const Tensor& running_var, DType stats, double eps) {
   return kernels::binary_scalar(BinaryOp::div, std, 1.0, /*scalar_first=*/true);
 }
 
-Tensor batch_norm_maybe_relu(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
-                             const Tensor& running_var, bool training, double momentum, double eps, bool relu) {
-  EMBER_CHECK(x.defined(), (relu ? "batch_norm_relu" : "batch_norm") << ": argument 'x' is an undefined tensor");
-  Tensor mean, invstd;
+// The end of a residual block, relu(batch_norm(x) + residual): one apply pass forward. Backward
+// masks dy with the saved output (the next layer keeps it anyway), which is also the residual's
+// gradient, then runs batch norm's backward on it: the same passes as the three ops'.
+class BatchNormAddReluBackward final : public autograd::Node {
+ public:
+  BatchNormAddReluBackward(bool batch_stats, bool need_x, bool need_residual, bool need_weight, bool need_bias)
+      : batch_stats_(batch_stats), need_x_(need_x), need_residual_(need_residual), need_weight_(need_weight),
+        need_bias_(need_bias) {}
+  const char* name() const override { return "batch_norm_add_relu"; }
+  std::vector<Tensor> apply(const Tensor& dy) override {
+    const Tensor& y = saved(4);
+    const Tensor g = kernels::unary_backward(kernels::UnaryOp::relu, y, y, dy, 0.0);
+    Tensor dx, dweight, dbias;
+    if (need_x_ || need_weight_ || need_bias_)
+      kernels::batch_norm_backward(saved(0), g, saved(1), saved(2), saved(3), batch_stats_, need_x_ ? &dx : nullptr,
+                                   need_weight_ ? &dweight : nullptr, need_bias_ ? &dbias : nullptr);
+    return {dx, need_residual_ ? g : Tensor(), dweight, dbias};
+  }
+
+ private:
+  bool batch_stats_, need_x_, need_residual_, need_weight_, need_bias_;
+};
+
+// x's batch statistics (training: running ones updated, except while a checkpointed segment is
+// recomputed) or its running ones (eval), as batch norm normalises with them.
+void statistics(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, bool training,
+                double momentum, double eps, Tensor& mean, Tensor& invstd) {
   if (training) {
     const bool update = !autograd::is_recomputing();
     kernels::batch_norm_stats(x, update ? running_mean : Tensor(), update ? running_var : Tensor(), momentum, eps,
@@ -58,6 +81,13 @@ Tensor batch_norm_maybe_relu(const Tensor& x, const Tensor& weight, const Tensor
     mean = kernels::cast(running_mean, stats);
     invstd = running_invstd(running_var, stats, eps);
   }
+}
+
+Tensor batch_norm_maybe_relu(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
+                             const Tensor& running_var, bool training, double momentum, double eps, bool relu) {
+  EMBER_CHECK(x.defined(), (relu ? "batch_norm_relu" : "batch_norm") << ": argument 'x' is an undefined tensor");
+  Tensor mean, invstd;
+  statistics(x, running_mean, running_var, training, momentum, eps, mean, invstd);
   Tensor y = kernels::batch_norm_apply(x, mean, invstd, weight, bias, relu);
   if (autograd::any_requires_grad({x, weight, bias})) {
     auto node = std::make_shared<BatchNormBackward>(training, relu, x.requires_grad(),
@@ -83,6 +113,27 @@ Tensor batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, con
 Tensor batch_norm_relu(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
                        const Tensor& running_var, bool training, double momentum, double eps) {
   return batch_norm_maybe_relu(x, weight, bias, running_mean, running_var, training, momentum, eps, true);
+}
+
+Tensor batch_norm_add_relu(const Tensor& x, const Tensor& residual, const Tensor& weight, const Tensor& bias,
+                           const Tensor& running_mean, const Tensor& running_var, bool training, double momentum,
+                           double eps) {
+  EMBER_CHECK(x.defined() && residual.defined(), "batch_norm_add_relu: arguments 'x' and 'residual' must be defined");
+  Tensor mean, invstd;
+  statistics(x, running_mean, running_var, training, momentum, eps, mean, invstd);
+  Tensor y = kernels::batch_norm_apply(x, mean, invstd, weight, bias, /*relu=*/true, residual);
+  if (autograd::any_requires_grad({x, residual, weight, bias})) {
+    auto node = std::make_shared<BatchNormAddReluBackward>(training, x.requires_grad(), residual.requires_grad(),
+                                                           weight.defined() && weight.requires_grad(),
+                                                           bias.defined() && bias.requires_grad());
+    node->save(x);
+    node->save(mean);
+    node->save(invstd);
+    node->save(weight);
+    node->save(y);
+    autograd::record(y, node, {x, residual, weight, bias});
+  }
+  return y;
 }
 
 }  // namespace ember

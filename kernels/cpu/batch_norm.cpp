@@ -11,7 +11,8 @@
 //     one (n, c) plane per task with a precomputed scale and shift.
 //   - with a ReLU fused after it, apply clamps in the same pass, and backward recomputes each
 //     value as apply rounded it (the same scale, shift and batch_norm_affine) to mask dy: no
-//     ReLU pass either way, and no mask stored.
+//     ReLU pass either way, and no mask stored. A residual block's end (batch norm, the
+//     shortcut added, the ReLU) is one apply pass too.
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
@@ -137,16 +138,17 @@ void batch_norm_stats(const Tensor& x, const Tensor& running_mean, const Tensor&
 }
 
 void batch_norm_apply(const Tensor& x, const Tensor& mean, const Tensor& invstd, const Tensor& weight,
-                      const Tensor& bias, bool relu, const Tensor& y) {
+                      const Tensor& bias, bool relu, const Tensor& residual, const Tensor& y) {
   const ChannelLayout l = channel_layout(x.shape());
   dispatch_floating("batch_norm", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
     const Affine<C> affine(mean, invstd, weight, bias, l.channels);
     const T* in = x.data<T>();
+    const T* res = residual.defined() ? residual.data<T>() : nullptr;
     T* out = y.data<T>();
-    const auto planes = [&](auto relu_constant) {
-      constexpr bool kRelu = decltype(relu_constant)::value;
+    const auto planes = [&](auto relu_constant, auto residual_constant) {
+      constexpr bool kRelu = decltype(relu_constant)::value, kResidual = decltype(residual_constant)::value;
       parallel_for(l.batch * l.channels, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, l.inner)),
                    [&](int64_t p0, int64_t p1) {
                      for (int64_t p = p0; p < p1; ++p) {
@@ -155,14 +157,16 @@ void batch_norm_apply(const Tensor& x, const Tensor& mean, const Tensor& invstd,
                        const T* src = in + p * l.inner;
                        T* dst = out + p * l.inner;
                        for (int64_t i = 0; i < l.inner; ++i) {
-                         const T v = T(batch_norm_affine(C(src[i]), s, t));
+                         T v = T(batch_norm_affine(C(src[i]), s, t));
+                         if constexpr (kResidual) v = T(C(v) + C(res[p * l.inner + i]));
                          dst[i] = kRelu ? T(batch_norm_relu(C(v))) : v;
                        }
                      }
                    });
     };
-    if (relu) planes(std::true_type{});
-    else planes(std::false_type{});
+    if (res != nullptr) planes(std::true_type{}, std::true_type{});  // only batch_norm_add_relu adds
+    else if (relu) planes(std::true_type{}, std::false_type{});
+    else planes(std::false_type{}, std::false_type{});
   });
 }
 

@@ -95,15 +95,21 @@ __device__ S stored_affine(const D* x, int64_t i, S scale, S shift) {
   return S(load(&v, 0));
 }
 
-// y = x * scale + shift (batch_norm_affine), and max(y, 0) with a fused ReLU.
+// y = x * scale + shift (batch_norm_affine), then + residual (rounded to D, as a separate add
+// stores it) when residual is not null, then max(y, 0) with a fused ReLU.
 template <class D, class S>
 __global__ void apply_kernel(const D* x, ChannelLayout l, const S* mean, const S* invstd, const S* weight,
-                             const S* bias, bool relu, D* y, int64_t n) {
+                             const S* bias, bool relu, const D* residual, D* y, int64_t n) {
   for (int64_t i = thread_index(); i < n; i += thread_count()) {
     const int64_t c = (i / l.inner) % l.channels;
     S scale, shift;
     affine_of(c, mean, invstd, weight, bias, scale, shift);
-    const S v = stored_affine(x, i, scale, shift);
+    S v = stored_affine(x, i, scale, shift);
+    if (residual != nullptr) {
+      D sum;
+      store(&sum, 0, v + S(load(residual, i)));
+      v = S(load(&sum, 0));
+    }
     store(y, i, relu ? batch_norm_relu(v) : v);
   }
 }
@@ -212,7 +218,7 @@ void batch_norm_stats(const Tensor& x, const Tensor& running_mean, const Tensor&
 }
 
 void batch_norm_apply(const Tensor& x, const Tensor& mean, const Tensor& invstd, const Tensor& weight,
-                      const Tensor& bias, bool relu, const Tensor& y) {
+                      const Tensor& bias, bool relu, const Tensor& residual, const Tensor& y) {
   const ChannelLayout l = channel_layout(x.shape());
   const DType sd = batch_norm_stats_dtype(x.dtype());
   const Tensor m = as_stats(mean, sd), s = as_stats(invstd, sd), w = as_stats(weight, sd), b = as_stats(bias, sd);
@@ -220,7 +226,8 @@ void batch_norm_apply(const Tensor& x, const Tensor& mean, const Tensor& invstd,
     using T = decltype(tag);
     using S = compute_t<T>;
     launch_1d("batch_norm", x.numel(), apply_kernel<device_t<T>, S>, device_data<T>(x), l, m.data<S>(), s.data<S>(),
-              optional_data<S>(w), optional_data<S>(b), relu, device_data<T>(y), x.numel());
+              optional_data<S>(w), optional_data<S>(b), relu,
+              residual.defined() ? device_data<T>(residual) : nullptr, device_data<T>(y), x.numel());
   });
 }
 

@@ -181,51 +181,64 @@ TEST_CASE("batch_norm gradients pass gradcheck", "[batchnorm][gradcheck]") {
 
 namespace {
 
-// batch_norm_relu against relu(batch_norm(...)) on `device`: y, dx, dweight and dbias equal bit
-// for bit (the fused kernels round each value as the two ops do, and mask where that value was
-// positive), in training and eval, f32, f64 and f16, with and without the affine parameters.
+// batch_norm_relu against relu(batch_norm(...)), and batch_norm_add_relu against
+// relu(add(batch_norm(...), residual)), on `device`: y, dx, the residual's gradient, dweight and
+// dbias equal bit for bit (the fused kernels round each value as the separate ops do, and mask
+// where that value was positive), in training and eval, f32, f64 and f16, with and without the
+// affine parameters.
 void expect_fused_relu_is_exact(Device device) {
   manual_seed(13);
-  for (DType dtype : {kFloat32, kFloat64, kFloat16})
-    for (bool training : {true, false})
-      for (bool affine : {true, false}) {
-        INFO(dtype_name(dtype) << (training ? " training" : " eval") << (affine ? "" : " without affine"));
-        const Tensor x0 = randn({4, 3, 5, 7}, kFloat32).to(dtype).to(device);
-        const Tensor dy = randn({4, 3, 5, 7}, kFloat32).to(dtype).to(device);
-        const Tensor w0 = rand({3}, kFloat32, 0.5, 1.5).to(dtype).to(device), b0 = randn({3}, kFloat32).to(dtype).to(device);
-        const Tensor rm0 = randn({3}, kFloat32).to(device), rv0 = rand({3}, kFloat32, 0.5, 2.0).to(device);
-        std::vector<Tensor> outs[2];
-        for (int fused = 0; fused < 2; ++fused) {
-          const Tensor x = x0.clone().requires_grad_();
-          const Tensor w = affine ? w0.clone().requires_grad_() : Tensor(), b = affine ? b0.clone().requires_grad_() : Tensor();
-          const Tensor rm = rm0.clone(), rv = rv0.clone();
-          const Tensor y = fused ? batch_norm_relu(x, w, b, rm, rv, training) : relu(batch_norm(x, w, b, rm, rv, training));
-          y.backward(dy);
-          outs[fused] = {y, x.grad(), rm, rv};
-          if (affine) outs[fused].insert(outs[fused].end(), {w.grad(), b.grad()});
+  for (bool add_residual : {false, true})
+    for (DType dtype : {kFloat32, kFloat64, kFloat16})
+      for (bool training : {true, false})
+        for (bool affine : {true, false}) {
+          INFO((add_residual ? "batch_norm_add_relu " : "batch_norm_relu ") << dtype_name(dtype)
+               << (training ? " training" : " eval") << (affine ? "" : " without affine"));
+          const auto draw = [&](const Shape& shape) { return randn(shape, kFloat32).to(dtype).to(device); };
+          const Tensor x0 = draw({4, 3, 5, 7}), r0 = draw({4, 3, 5, 7}), dy = draw({4, 3, 5, 7});
+          const Tensor w0 = rand({3}, kFloat32, 0.5, 1.5).to(dtype).to(device), b0 = draw({3});
+          const Tensor rm0 = randn({3}, kFloat32).to(device), rv0 = rand({3}, kFloat32, 0.5, 2.0).to(device);
+          std::vector<Tensor> outs[2];
+          for (int fused = 0; fused < 2; ++fused) {
+            const Tensor x = x0.clone().requires_grad_(), r = r0.clone().requires_grad_();
+            const Tensor w = affine ? w0.clone().requires_grad_() : Tensor();
+            const Tensor b = affine ? b0.clone().requires_grad_() : Tensor();
+            const Tensor rm = rm0.clone(), rv = rv0.clone();
+            Tensor y;
+            if (add_residual)
+              y = fused ? batch_norm_add_relu(x, r, w, b, rm, rv, training)
+                        : relu(add(batch_norm(x, w, b, rm, rv, training), r));
+            else
+              y = fused ? batch_norm_relu(x, w, b, rm, rv, training) : relu(batch_norm(x, w, b, rm, rv, training));
+            y.backward(dy);
+            outs[fused] = {y, x.grad(), rm, rv};
+            if (add_residual) outs[fused].push_back(r.grad());
+            if (affine) outs[fused].insert(outs[fused].end(), {w.grad(), b.grad()});
+          }
+          for (size_t i = 0; i < outs[0].size(); ++i) {
+            INFO("output " << i << " (y, dx, running_mean, running_var, [dresidual], [dweight, dbias])");
+            CHECK(outs[0][i].to(kCPU).to_vector<double>() == outs[1][i].to(kCPU).to_vector<double>());
+          }
+          // the mask matters: some outputs are zero, some are not
+          const std::vector<double> y = outs[1][0].to(kCPU).to_vector<double>();
+          CHECK(std::count(y.begin(), y.end(), 0.0) > 0);
+          CHECK(std::count_if(y.begin(), y.end(), [](double v) { return v > 0; }) > 0);
         }
-        for (size_t i = 0; i < outs[0].size(); ++i) {
-          INFO("output " << i << " (y, dx, running_mean, running_var, dweight, dbias)");
-          CHECK(outs[0][i].to(kCPU).to_vector<double>() == outs[1][i].to(kCPU).to_vector<double>());
-        }
-        // the mask matters: some outputs are zero, some are not
-        const std::vector<double> y = outs[1][0].to(kCPU).to_vector<double>();
-        CHECK(std::count(y.begin(), y.end(), 0.0) > 0);
-        CHECK(std::count_if(y.begin(), y.end(), [](double v) { return v > 0; }) > 0);
-      }
 }
 
 }  // namespace
 
-TEST_CASE("batch_norm_relu equals relu(batch_norm) bit for bit, forward and backward", "[batchnorm]") {
+TEST_CASE("batch_norm_relu and batch_norm_add_relu equal the separate ops bit for bit, forward and backward",
+          "[batchnorm]") {
   expect_fused_relu_is_exact(kCPU);
 }
 
-EMBER_CUDA_TEST_CASE("batch_norm_relu equals relu(batch_norm) bit for bit on cuda", "[batchnorm]") {
+EMBER_CUDA_TEST_CASE("batch_norm_relu and batch_norm_add_relu equal the separate ops bit for bit on cuda",
+                     "[batchnorm]") {
   expect_fused_relu_is_exact(kCUDA);
 }
 
-TEST_CASE("batch_norm_relu passes gradcheck", "[batchnorm][gradcheck]") {
+TEST_CASE("batch_norm_relu and batch_norm_add_relu pass gradcheck", "[batchnorm][gradcheck]") {
   manual_seed(14);
   const Tensor x = randn({3, 2, 3, 2}, kFloat64, 0.5, 2.0);
   const Tensor w = rand({2}, kFloat64, 0.5, 1.5), b = randn({2}, kFloat64);
@@ -234,6 +247,11 @@ TEST_CASE("batch_norm_relu passes gradcheck", "[batchnorm][gradcheck]") {
   const Tensor rm = randn({2}, kFloat64), rv = rand({2}, kFloat64, 0.5, 2.0);
   expect_gradcheck([&](auto& in) { return batch_norm_relu(in[0], in[1], in[2], rm, rv, false); }, {x, w, b},
                    "batch_norm_relu eval");
+  const Tensor r = randn({3, 2, 3, 2}, kFloat64);
+  expect_gradcheck([](auto& in) { return batch_norm_add_relu(in[0], in[1], in[2], in[3], Tensor(), Tensor(), true); },
+                   {x, r, w, b}, "batch_norm_add_relu train");
+  expect_gradcheck([&](auto& in) { return batch_norm_add_relu(in[0], in[1], in[2], in[3], rm, rv, false); },
+                   {x, r, w, b}, "batch_norm_add_relu eval");
 }
 
 TEST_CASE("batch_norm keeps fp32 statistics for f16 input", "[batchnorm][f16]") {

@@ -269,7 +269,8 @@ std::vector<OpCase> cnn_cases() {
     }
   }
   // batch_norm_relu: the ReLU only zeroes values and their gradients, so batch norm's magnitudes
-  // still bound it.
+  // still bound it; batch_norm_add_relu adds the residual's |r| to y's, and the residual's
+  // gradient is the masked output gradient, at most |w|.
   for (const Shape& shape : {Shape{4, 3, 5, 7}, Shape{5, 6}}) {
     const int64_t c = shape.sizes()[1];
     const int64_t count = shape.numel() / c;
@@ -285,6 +286,23 @@ std::vector<OpCase> cnn_cases() {
                            [](const Inputs& in) { return batch_norm_relu(in[0], in[1], in[2], in[3], in[4], false); })
                         .sums(count)
                         .magnitudes(batch_norm_eval_magnitudes));
+    cases.push_back(OpCase("cnn", "batch_norm_add_relu training " + shape.str(),
+                           {In(shape), In(shape), In({c}), In({c})},
+                           [c](const Inputs& in) {
+                             const TensorOptions o = TensorOptions(in[0].dtype()).device(in[0].device());
+                             return batch_norm_add_relu(in[0], in[1], in[2], in[3], zeros({c}, o), ones({c}, o), true);
+                           })
+                        .sums(count)
+                        .magnitudes([](const Inputs& in, const Tensor& w, std::vector<Tensor> m) {
+                          std::vector<Tensor> bn = batch_norm_magnitudes({in[0], in[2], in[3]}, w, {m[0], m[1], m[3], m[4]});
+                          m[0] = add(bn[0], abs(in[1]));
+                          if (!w.defined()) return m;
+                          m[1] = bn[1];
+                          m[2] = abs(w);
+                          m[3] = bn[2];
+                          m[4] = bn[3];
+                          return m;
+                        }));
   }
   cases.push_back(OpCase("cnn", "batch_norm training without affine, rows 1.. of [5, 3, 4, 4]", {RowsOf({4, 3, 4, 4})},
                          [](const Inputs& in) {

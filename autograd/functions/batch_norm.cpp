@@ -64,6 +64,15 @@ class BatchNormAddReluBackward final : public autograd::Node {
   bool batch_stats_, need_x_, need_residual_, need_weight_, need_bias_;
 };
 
+// What both nodes' backward reads first: saved(0..3).
+void save_for_backward(autograd::Node& node, const Tensor& x, const Tensor& mean, const Tensor& invstd,
+                       const Tensor& weight) {
+  node.save(x);
+  node.save(mean);
+  node.save(invstd);
+  node.save(weight);
+}
+
 // x's batch statistics (training: running ones updated, except while a checkpointed segment is
 // recomputed) or its running ones (eval), as batch norm normalises with them.
 void statistics(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, bool training,
@@ -93,10 +102,7 @@ Tensor batch_norm_maybe_relu(const Tensor& x, const Tensor& weight, const Tensor
     auto node = std::make_shared<BatchNormBackward>(training, relu, x.requires_grad(),
                                                     weight.defined() && weight.requires_grad(),
                                                     bias.defined() && bias.requires_grad());
-    node->save(x);
-    node->save(mean);
-    node->save(invstd);
-    node->save(weight);
+    save_for_backward(*node, x, mean, invstd, weight);
     node->save(relu ? bias : Tensor());  // the mask's recompute reads the bias (a few floats)
     autograd::record(y, node, {x, weight, bias});
   }
@@ -126,10 +132,7 @@ Tensor batch_norm_add_relu(const Tensor& x, const Tensor& residual, const Tensor
     auto node = std::make_shared<BatchNormAddReluBackward>(training, x.requires_grad(), residual.requires_grad(),
                                                            weight.defined() && weight.requires_grad(),
                                                            bias.defined() && bias.requires_grad());
-    node->save(x);
-    node->save(mean);
-    node->save(invstd);
-    node->save(weight);
+    save_for_backward(*node, x, mean, invstd, weight);
     node->save(y);
     autograd::record(y, node, {x, residual, weight, bias});
   }

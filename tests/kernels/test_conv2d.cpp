@@ -1,6 +1,8 @@
 // conv2d: forward against a direct fp64 convolution, gradients by gradcheck and
-// against direct fp64 formulas, the shared CUDA index math (im2col_source,
-// col2im_gather) against the CPU kernels, f16, empty batches and error messages.
+// against direct fp64 formulas (tests/support/conv2d_reference.h), under every CPU algorithm,
+// the shared CUDA index math (im2col_source, col2im_gather) against the CPU kernels, f16,
+// empty batches and error messages. The direct convolution's instruction sets and
+// Winograd's error bounds on the zoo's layers: test_conv2d_algorithms.cpp.
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -12,19 +14,14 @@
 #include "kernels/cpu/cpu_isa.h"
 #include "kernels/ops.h"
 #include "kernels/providers.h"
+#include "tests/support/conv2d_reference.h"
 #include "tests/support/error_bound.h"
 #include "tests/support/expect.h"
-#include "tests/support/winograd_magnitude.h"
 
 using namespace ember;
 using namespace ember::test;
 
 namespace {
-
-struct ConvCase {
-  int64_t n, c, h, w, oc, kh, kw;
-  Size2 stride, padding, dilation;
-};
 
 // The configurations every test walks: strides 1/2, padding 0/1/2, dilation 1/2, odd and
 // non-square sizes, batch 1 and 3, 1x1 kernels (with and without the pointwise shortcut).
@@ -55,143 +52,6 @@ const std::vector<ConvCase> kCases = {
 // (direct is f32 only and needs AVX2: elsewhere it falls back to im2col, which the tests then see.)
 const kernels::CpuConvAlgorithm kAlgorithms[] = {kernels::CpuConvAlgorithm::im2col, kernels::CpuConvAlgorithm::winograd,
                                                  kernels::CpuConvAlgorithm::winograd4, kernels::CpuConvAlgorithm::direct};
-
-Shape conv_out_shape(const ConvCase& k) {
-  return Shape{k.n, k.oc, kernels::conv_out_size(k.h, k.kh, k.stride.h, k.padding.h, k.dilation.h),
-               kernels::conv_out_size(k.w, k.kw, k.stride.w, k.padding.w, k.dilation.w)};
-}
-
-// Direct convolution in fp64: y[n][o][oh][ow] = b[o] + sum x[n][c][ih][iw] * w[o][c][kh][kw].
-// Calls tap(n, o, c, kh, kw, oh, ow, ih, iw) for every product so the backward references reuse the loops.
-template <class Tap>
-void for_each_tap(const ConvCase& k, const Shape& out, const Tap& tap) {
-  for (int64_t n = 0; n < k.n; ++n)
-    for (int64_t o = 0; o < k.oc; ++o)
-      for (int64_t oh = 0; oh < out[2]; ++oh)
-        for (int64_t ow = 0; ow < out[3]; ++ow)
-          for (int64_t c = 0; c < k.c; ++c)
-            for (int64_t kh = 0; kh < k.kh; ++kh)
-              for (int64_t kw = 0; kw < k.kw; ++kw) {
-                const int64_t ih = oh * k.stride.h - k.padding.h + kh * k.dilation.h;
-                const int64_t iw = ow * k.stride.w - k.padding.w + kw * k.dilation.w;
-                if (ih >= 0 && ih < k.h && iw >= 0 && iw < k.w) tap(n, o, c, kh, kw, oh, ow, ih, iw);
-              }
-}
-
-int64_t at4(const Shape& s, int64_t a, int64_t b, int64_t c, int64_t d) { return ((a * s[1] + b) * s[2] + c) * s[3] + d; }
-
-Tensor reference_conv(const ConvCase& k, const Tensor& x, const Tensor& w, const Tensor& b) {
-  const Shape out = conv_out_shape(k);
-  const std::vector<double> xs = x.to_vector<double>(), ws = w.to_vector<double>();
-  std::vector<double> y(static_cast<size_t>(out.numel()), 0.0);
-  if (b.defined()) {
-    const std::vector<double> bs = b.to_vector<double>();
-    for (int64_t i = 0; i < out.numel(); ++i) y[static_cast<size_t>(i)] = bs[static_cast<size_t>((i / (out[2] * out[3])) % k.oc)];
-  }
-  for_each_tap(k, out, [&](int64_t n, int64_t o, int64_t c, int64_t kh, int64_t kw, int64_t oh, int64_t ow, int64_t ih,
-                           int64_t iw) {
-    y[static_cast<size_t>(at4(out, n, o, oh, ow))] +=
-        xs[static_cast<size_t>(at4(x.shape(), n, c, ih, iw))] * ws[static_cast<size_t>(at4(w.shape(), o, c, kh, kw))];
-  });
-  return from_vector<double>(y, out);
-}
-
-struct ConvInputs {
-  Tensor x, w, b;
-};
-
-ConvInputs make_inputs(const ConvCase& k, DType dtype) {
-  return {randn({k.n, k.c, k.h, k.w}, dtype), randn({k.oc, k.c, k.kh, k.kw}, dtype), randn({k.oc}, dtype)};
-}
-
-std::string describe(const ConvCase& k) {
-  std::ostringstream os;
-  os << "conv2d x[" << k.n << "," << k.c << "," << k.h << "," << k.w << "] w[" << k.oc << "," << k.c << "," << k.kh
-     << "," << k.kw << "] stride " << k.stride << " padding " << k.padding << " dilation " << k.dilation;
-  return os.str();
-}
-
-// |t| in fp64 (undefined stays undefined).
-Tensor abs64(const Tensor& t) { return t.defined() ? abs(t.to(kFloat64)) : Tensor(); }
-
-bool runs_winograd(const ConvCase& k, kernels::CpuConvAlgorithm algorithm) {
-  const kernels::Conv2dArgs args{k.stride, k.padding, k.dilation};
-  return (algorithm == kernels::CpuConvAlgorithm::winograd || algorithm == kernels::CpuConvAlgorithm::winograd4) &&
-         kernels::cpu::winograd_applies(kernels::conv2d_geometry(Shape{k.n, k.c, k.h, k.w}, Shape{k.oc, k.c, k.kh, k.kw},
-                                                                 args, "test"));
-}
-
-// The forward's output tile under a Winograd algorithm: F(2x2, 3x3) or F(4x4, 3x3) (the weight
-// gradient always runs F(2x2)).
-int64_t forward_tile(kernels::CpuConvAlgorithm algorithm) { return algorithm == kernels::CpuConvAlgorithm::winograd4 ? 4 : 2; }
-
-// conv2d's gradients in fp64 for output gradient dy, and their bounds (tests/support/error_bound.h):
-// dx sums up to OC kh kw products, dw and db N OH OW; each bound is gamma(length) times the sum of
-// the |terms|, with Winograd's magnitudes and lengths where it runs (the weight gradient, and the
-// input gradient of a "same" 3x3 convolution, computed as a flipped forward convolution).
-struct ConvGrads {
-  std::vector<double> dx, dw, db;
-  std::vector<double> dx_bound, dw_bound, db_bound;
-};
-
-ConvGrads reference_grads(const ConvCase& k, kernels::CpuConvAlgorithm algorithm, DType dtype, const Tensor& x,
-                          const Tensor& w, const Tensor& dy) {
-  const Shape out = dy.shape();
-  const std::vector<double> xs = x.to_vector<double>(), ws = w.to_vector<double>(), gs = dy.to_vector<double>();
-  ConvGrads r;
-  r.dx.assign(xs.size(), 0.0);
-  r.dw.assign(ws.size(), 0.0);
-  r.db.assign(static_cast<size_t>(k.oc), 0.0);
-  std::vector<double> mx(xs.size(), 0.0), mw(ws.size(), 0.0), mb(static_cast<size_t>(k.oc), 0.0);
-  for_each_tap(k, out, [&](int64_t n, int64_t o, int64_t c, int64_t kh, int64_t kw, int64_t oh, int64_t ow, int64_t ih,
-                           int64_t iw) {
-    const double g = gs[static_cast<size_t>(at4(out, n, o, oh, ow))];
-    const size_t xi = static_cast<size_t>(at4(x.shape(), n, c, ih, iw)), wi = static_cast<size_t>(at4(w.shape(), o, c, kh, kw));
-    r.dx[xi] += g * ws[wi];
-    r.dw[wi] += g * xs[xi];
-    mx[xi] += std::fabs(g * ws[wi]);
-    mw[wi] += std::fabs(g * xs[xi]);
-  });
-  for (int64_t i = 0; i < out.numel(); ++i) {
-    const size_t o = static_cast<size_t>((i / (out[2] * out[3])) % k.oc);
-    r.db[o] += gs[static_cast<size_t>(i)];
-    mb[o] += std::fabs(gs[static_cast<size_t>(i)]);
-  }
-  int64_t dx_terms = k.oc * k.kh * k.kw, dw_terms = k.n * out[2] * out[3];
-  if (runs_winograd(k, algorithm)) {
-    const Tensor ax = abs64(x), aw = abs64(w), ady = abs64(dy);
-    mw = test::elementwise_max(from_vector<double>(mw, w.shape()), test::winograd_weight_grad_magnitude(ax, ady, k.padding))
-             .to_vector<double>();
-    dw_terms = std::max(dw_terms, test::winograd_weight_grad_terms(k.n * ((out[2] + 1) / 2) * ((out[3] + 1) / 2)));
-    if (k.padding == Size2(1)) {
-      mx = test::elementwise_max(from_vector<double>(mx, x.shape()),
-                                 test::winograd_input_grad_magnitude(ady, aw, forward_tile(algorithm)))
-               .to_vector<double>();
-      dx_terms = std::max(dx_terms, test::winograd_forward_terms(k.oc, forward_tile(algorithm)));
-    }
-  }
-  r.dx_bound = test::sum_error_bound(dx_terms, dtype, mx);
-  r.dw_bound = test::sum_error_bound(dw_terms, dtype, mw);
-  r.db_bound = test::sum_error_bound(k.n * out[2] * out[3], dtype, mb);
-  return r;
-}
-
-// How far y may be from the fp64 reference (tests/support/error_bound.h): a sum of C kh kw
-// products and the bias, in any order, is within gamma(C kh kw + 1) of sum |x| |w| + |b|;
-// Winograd's transforms have magnitudes and a sum length of their own
-// (tests/support/winograd_magnitude.h).
-Tensor forward_bound(const ConvCase& k, kernels::CpuConvAlgorithm algorithm, DType dtype, const ConvInputs& in,
-                     bool bias) {
-  const Tensor b = bias ? abs64(in.b) : Tensor();
-  Tensor magnitude = reference_conv(k, abs64(in.x), abs64(in.w), b);
-  int64_t terms = k.c * k.kh * k.kw + 1;
-  if (runs_winograd(k, algorithm)) {
-    const int64_t tile = forward_tile(algorithm);
-    magnitude = test::elementwise_max(magnitude, test::winograd_forward_magnitude(abs64(in.x), abs64(in.w), b, k.padding, tile));
-    terms = std::max(terms, test::winograd_forward_terms(k.c, tile));
-  }
-  return test::sum_error_bound(terms, dtype, magnitude);
-}
 
 }  // namespace
 
@@ -267,94 +127,6 @@ TEST_CASE("conv2d gradients match direct fp64 formulas on a batch split over thr
 // The direct convolution (kernels/cpu/conv2d_direct.h) under every instruction set this CPU
 // has: its tiles pad the output channels, the taps and the wide pixels, so the cases cover
 // counts on both sides of each tile (1..17 channels, 1..150 taps, widths 3..28) and LeNet-5's layers.
-TEST_CASE("the direct convolution matches fp64 formulas under every instruction set this CPU has", "[conv2d][direct]") {
-  const std::vector<ConvCase> cases = {
-      {3, 1, 28, 28, 6, 5, 5, 1, 2, 1},    // LeNet-5 conv1
-      {3, 6, 14, 14, 16, 5, 5, 1, 0, 1},   // LeNet-5 conv2
-      {2, 1, 28, 28, 32, 3, 3, 1, 1, 1},   // ConvNet conv1
-      {2, 3, 5, 3, 17, 3, 3, 1, 1, 1},     // 17 channels: one past two tiles of 8
-      {4, 2, 9, 8, 3, 3, 3, 1, 2, 2},      // dilation 2
-      {1, 5, 6, 7, 1, 1, 1, 1, 0, 1},      // pointwise, one channel out
-      {2, 2, 7, 9, 5, 2, 4, {1, 1}, {0, 2}, {2, 1}},  // rectangular kernel, per-axis padding and dilation
-  };
-  std::vector<kernels::cpu::CpuIsa> isas;
-  for (kernels::cpu::CpuIsa isa : {kernels::cpu::CpuIsa::avx2, kernels::cpu::CpuIsa::avx512})
-    if (isa <= kernels::cpu::cpu_isa_supported()) isas.push_back(isa);
-  if (isas.empty()) WARN("this CPU has neither AVX2 nor AVX-512: the direct convolution does not run here");
-  const kernels::CpuConvScope direct(kernels::CpuConvAlgorithm::direct);
-  manual_seed(7);
-  for (kernels::cpu::CpuIsa isa : isas)
-    for (const ConvCase& k : cases) {
-      const kernels::cpu::CpuIsaScope scope(isa);
-      INFO("EMBER_CPU_ISA=" << kernels::cpu::cpu_isa_name(isa) << ", " << describe(k));
-      const ConvInputs in = make_inputs(k, kFloat32);
-      const Tensor x = in.x.clone().requires_grad_(), w = in.w.clone().requires_grad_(), b = in.b.clone().requires_grad_();
-      const Tensor y = conv2d(x, w, b, k.stride, k.padding, k.dilation);
-      const kernels::CpuConvAlgorithm direct_algorithm = kernels::CpuConvAlgorithm::direct;
-      test::expect_within(y, reference_conv(k, in.x, in.w, in.b), forward_bound(k, direct_algorithm, kFloat32, in, true),
-                          "direct forward");
-      test::expect_within(conv2d(in.x, in.w, Tensor(), k.stride, k.padding, k.dilation),
-                          reference_conv(k, in.x, in.w, Tensor()), forward_bound(k, direct_algorithm, kFloat32, in, false),
-                          "direct forward without bias");
-      const Tensor dy = randn(y.shape());
-      y.backward(dy);
-      const ConvGrads want = reference_grads(k, direct_algorithm, kFloat32, in.x, in.w, dy);
-      test::expect_within(w.grad(), want.dw, want.dw_bound, "direct weight gradient");
-    }
-}
-
-TEST_CASE("EMBER_CPU_ISA: an instruction set the CPU lacks is refused by name", "[conv2d][direct]") {
-  using kernels::cpu::CpuIsa;
-  CHECK(std::string(kernels::cpu::cpu_isa_name(kernels::cpu::cpu_isa())) != "");
-  {
-    const kernels::cpu::CpuIsaScope baseline(CpuIsa::baseline);  // always possible: the portable code
-    const kernels::CpuConvScope direct(kernels::CpuConvAlgorithm::direct);
-    const Tensor x = randn({2, 1, 6, 6}), w = randn({3, 1, 3, 3});
-    CHECK_FALSE(kernels::cpu::direct_applies(kernels::conv2d_geometry(x.shape(), w.shape(), {}, "conv2d")));
-    const ConvCase k{2, 1, 6, 6, 3, 3, 3, 1, 0, 1};
-    test::expect_within(conv2d(x, w, Tensor()), reference_conv(k, x, w, Tensor()),
-                        forward_bound(k, kernels::CpuConvAlgorithm::im2col, kFloat32, {x, w, Tensor()}, false),
-                        "direct falls back to im2col");
-  }
-  CHECK(kernels::cpu::cpu_isa_from_string("auto") == kernels::cpu::cpu_isa_supported());
-  CHECK(kernels::cpu::cpu_isa_from_string("baseline") == CpuIsa::baseline);
-  CHECK_THROWS_WITH(kernels::cpu::cpu_isa_from_string("sse"),
-                    Catch::Matchers::Contains("EMBER_CPU_ISA='sse'") && Catch::Matchers::Contains("avx2 or avx512"));
-  if (kernels::cpu::cpu_isa_supported() < CpuIsa::avx512) {
-    CHECK_THROWS_WITH(kernels::cpu::set_cpu_isa(CpuIsa::avx512),
-                      Catch::Matchers::Contains("avx512") && Catch::Matchers::Contains("supports at most"));
-    CHECK_THROWS_WITH(kernels::cpu::cpu_isa_from_string("avx512"), Catch::Matchers::Contains("supports at most"));
-  }
-}
-
-// The error bounds of conv2d_winograd.h on the zoo's 3x3 layers (ConvNet's and ResNet-20's
-// widest), forward (F(2x2) and F(4x4)) and weight gradient against fp64: within gamma(C + 12)
-// (F(4x4): gamma(C + 22); the weight gradient gamma(N tiles + 12)) of Winograd's own magnitudes
-// (tests/support/winograd_magnitude.h). The bound holds for any rounding; how much of it the
-// rounding uses is printed with -s.
-TEST_CASE("Winograd F(2x2, 3x3) and F(4x4, 3x3) hold their error bounds on the zoo's 3x3 layers", "[conv2d][winograd]") {
-  manual_seed(6);
-  const std::vector<ConvCase> layers = {
-      {2, 32, 28, 28, 32, 3, 3, 1, 1, 1},  // ConvNet conv2
-      {2, 32, 14, 14, 64, 3, 3, 1, 1, 1},  // ConvNet conv3
-      {2, 64, 14, 14, 64, 3, 3, 1, 1, 1},  // ConvNet conv4
-      {2, 64, 7, 7, 64, 3, 3, 1, 1, 1},    // ResNet-20 stage 3
-  };
-  for (const kernels::CpuConvAlgorithm winograd : {kernels::CpuConvAlgorithm::winograd, kernels::CpuConvAlgorithm::winograd4})
-  for (const ConvCase& k : layers) {
-    const kernels::CpuConvScope scope(winograd);
-    INFO(describe(k) << ", EMBER_CPU_CONV=" << kernels::cpu_conv_algorithm_name(winograd));
-    const ConvInputs in = make_inputs(k, kFloat32);
-    const Tensor w = in.w.clone().requires_grad_();
-    const Tensor y = conv2d(in.x, w, in.b, k.stride, k.padding);
-    test::expect_within(y, reference_conv(k, in.x, in.w, in.b), forward_bound(k, winograd, kFloat32, in, true), "Winograd forward");
-    const Tensor dy = randn(y.shape());
-    y.backward(dy);
-    const ConvGrads want = reference_grads(k, winograd, kFloat32, in.x, in.w, dy);
-    test::expect_within(w.grad(), want.dw, want.dw_bound, "Winograd weight gradient");
-  }
-}
-
 TEST_CASE("conv2d's shared im2col/col2im index math agrees with the CPU kernels", "[conv2d]") {
   manual_seed(4);
   for (const ConvCase& k : kCases) {

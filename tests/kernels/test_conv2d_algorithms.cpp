@@ -1,0 +1,103 @@
+// conv2d's algorithms beyond the reference: the direct convolution under every instruction set
+// the CPU has, and Winograd F(2x2, 3x3) and F(4x4, 3x3) within their own error bounds on the
+// zoo's layers (tests/support/conv2d_reference.h has the fp64 references and bounds).
+#include <vector>
+
+#include "kernels/cpu/conv2d_direct.h"
+#include "kernels/cpu/cpu_isa.h"
+#include "kernels/ops.h"
+#include "kernels/providers.h"
+#include "tests/support/conv2d_reference.h"
+#include "tests/support/error_bound.h"
+#include "tests/support/expect.h"
+
+using namespace ember;
+using namespace ember::test;
+
+TEST_CASE("the direct convolution matches fp64 formulas under every instruction set this CPU has", "[conv2d][direct]") {
+  const std::vector<ConvCase> cases = {
+      {3, 1, 28, 28, 6, 5, 5, 1, 2, 1},    // LeNet-5 conv1
+      {3, 6, 14, 14, 16, 5, 5, 1, 0, 1},   // LeNet-5 conv2
+      {2, 1, 28, 28, 32, 3, 3, 1, 1, 1},   // ConvNet conv1
+      {2, 3, 5, 3, 17, 3, 3, 1, 1, 1},     // 17 channels: one past two tiles of 8
+      {4, 2, 9, 8, 3, 3, 3, 1, 2, 2},      // dilation 2
+      {1, 5, 6, 7, 1, 1, 1, 1, 0, 1},      // pointwise, one channel out
+      {2, 2, 7, 9, 5, 2, 4, {1, 1}, {0, 2}, {2, 1}},  // rectangular kernel, per-axis padding and dilation
+  };
+  std::vector<kernels::cpu::CpuIsa> isas;
+  for (kernels::cpu::CpuIsa isa : {kernels::cpu::CpuIsa::avx2, kernels::cpu::CpuIsa::avx512})
+    if (isa <= kernels::cpu::cpu_isa_supported()) isas.push_back(isa);
+  if (isas.empty()) WARN("this CPU has neither AVX2 nor AVX-512: the direct convolution does not run here");
+  const kernels::CpuConvScope direct(kernels::CpuConvAlgorithm::direct);
+  manual_seed(7);
+  for (kernels::cpu::CpuIsa isa : isas)
+    for (const ConvCase& k : cases) {
+      const kernels::cpu::CpuIsaScope scope(isa);
+      INFO("EMBER_CPU_ISA=" << kernels::cpu::cpu_isa_name(isa) << ", " << describe(k));
+      const ConvInputs in = make_inputs(k, kFloat32);
+      const Tensor x = in.x.clone().requires_grad_(), w = in.w.clone().requires_grad_(), b = in.b.clone().requires_grad_();
+      const Tensor y = conv2d(x, w, b, k.stride, k.padding, k.dilation);
+      const kernels::CpuConvAlgorithm direct_algorithm = kernels::CpuConvAlgorithm::direct;
+      test::expect_within(y, reference_conv(k, in.x, in.w, in.b), forward_bound(k, direct_algorithm, kFloat32, in, true),
+                          "direct forward");
+      test::expect_within(conv2d(in.x, in.w, Tensor(), k.stride, k.padding, k.dilation),
+                          reference_conv(k, in.x, in.w, Tensor()), forward_bound(k, direct_algorithm, kFloat32, in, false),
+                          "direct forward without bias");
+      const Tensor dy = randn(y.shape());
+      y.backward(dy);
+      const ConvGrads want = reference_grads(k, direct_algorithm, kFloat32, in.x, in.w, dy);
+      test::expect_within(w.grad(), want.dw, want.dw_bound, "direct weight gradient");
+    }
+}
+
+TEST_CASE("EMBER_CPU_ISA: an instruction set the CPU lacks is refused by name", "[conv2d][direct]") {
+  using kernels::cpu::CpuIsa;
+  CHECK(std::string(kernels::cpu::cpu_isa_name(kernels::cpu::cpu_isa())) != "");
+  {
+    const kernels::cpu::CpuIsaScope baseline(CpuIsa::baseline);  // always possible: the portable code
+    const kernels::CpuConvScope direct(kernels::CpuConvAlgorithm::direct);
+    const Tensor x = randn({2, 1, 6, 6}), w = randn({3, 1, 3, 3});
+    CHECK_FALSE(kernels::cpu::direct_applies(kernels::conv2d_geometry(x.shape(), w.shape(), {}, "conv2d")));
+    const ConvCase k{2, 1, 6, 6, 3, 3, 3, 1, 0, 1};
+    test::expect_within(conv2d(x, w, Tensor()), reference_conv(k, x, w, Tensor()),
+                        forward_bound(k, kernels::CpuConvAlgorithm::im2col, kFloat32, {x, w, Tensor()}, false),
+                        "direct falls back to im2col");
+  }
+  CHECK(kernels::cpu::cpu_isa_from_string("auto") == kernels::cpu::cpu_isa_supported());
+  CHECK(kernels::cpu::cpu_isa_from_string("baseline") == CpuIsa::baseline);
+  CHECK_THROWS_WITH(kernels::cpu::cpu_isa_from_string("sse"),
+                    Catch::Matchers::Contains("EMBER_CPU_ISA='sse'") && Catch::Matchers::Contains("avx2 or avx512"));
+  if (kernels::cpu::cpu_isa_supported() < CpuIsa::avx512) {
+    CHECK_THROWS_WITH(kernels::cpu::set_cpu_isa(CpuIsa::avx512),
+                      Catch::Matchers::Contains("avx512") && Catch::Matchers::Contains("supports at most"));
+    CHECK_THROWS_WITH(kernels::cpu::cpu_isa_from_string("avx512"), Catch::Matchers::Contains("supports at most"));
+  }
+}
+
+// The error bounds of conv2d_winograd.h on the zoo's 3x3 layers (ConvNet's and ResNet-20's
+// widest), forward (F(2x2) and F(4x4)) and weight gradient against fp64: within gamma(C + 12)
+// (F(4x4): gamma(C + 22); the weight gradient gamma(N tiles + 12)) of Winograd's own magnitudes
+// (tests/support/winograd_magnitude.h). The bound holds for any rounding; how much of it the
+// rounding uses is printed with -s.
+TEST_CASE("Winograd F(2x2, 3x3) and F(4x4, 3x3) hold their error bounds on the zoo's 3x3 layers", "[conv2d][winograd]") {
+  manual_seed(6);
+  const std::vector<ConvCase> layers = {
+      {2, 32, 28, 28, 32, 3, 3, 1, 1, 1},  // ConvNet conv2
+      {2, 32, 14, 14, 64, 3, 3, 1, 1, 1},  // ConvNet conv3
+      {2, 64, 14, 14, 64, 3, 3, 1, 1, 1},  // ConvNet conv4
+      {2, 64, 7, 7, 64, 3, 3, 1, 1, 1},    // ResNet-20 stage 3
+  };
+  for (const kernels::CpuConvAlgorithm winograd : {kernels::CpuConvAlgorithm::winograd, kernels::CpuConvAlgorithm::winograd4})
+  for (const ConvCase& k : layers) {
+    const kernels::CpuConvScope scope(winograd);
+    INFO(describe(k) << ", EMBER_CPU_CONV=" << kernels::cpu_conv_algorithm_name(winograd));
+    const ConvInputs in = make_inputs(k, kFloat32);
+    const Tensor w = in.w.clone().requires_grad_();
+    const Tensor y = conv2d(in.x, w, in.b, k.stride, k.padding);
+    test::expect_within(y, reference_conv(k, in.x, in.w, in.b), forward_bound(k, winograd, kFloat32, in, true), "Winograd forward");
+    const Tensor dy = randn(y.shape());
+    y.backward(dy);
+    const ConvGrads want = reference_grads(k, winograd, kFloat32, in.x, in.w, dy);
+    test::expect_within(w.grad(), want.dw, want.dw_bound, "Winograd weight gradient");
+  }
+}

@@ -15,8 +15,8 @@
 //   if (direct_applies(g)) cpu::conv2d_direct(g, x, weight, bias, y);
 //
 // Error: the same products as im2col summed in a different order (per tap, then per lane and
-// across images for the weight gradient); tests/kernels/test_conv2d.cpp holds it against a
-// direct fp64 convolution as tightly as im2col.
+// across images for the weight gradient); tests/kernels/test_conv2d*.cpp hold it against a
+// direct fp64 convolution as tightly as im2col, under every instruction set the CPU has.
 #include "core/tensor.h"
 #include "kernels/conv_geometry.h"
 

@@ -15,13 +15,12 @@
 //   if (winograd_applies(g)) cpu::conv2d_winograd<float>(g, x, weight, bias, y);
 //
 // Error: the transforms only add, subtract and halve (at most four terms each way), so the
-// rounding is of the same order as im2col's long dot products. tests/kernels/test_conv2d.cpp
-// holds f32 Winograd, against a direct fp64 convolution, within twice f32 im2col's error on
-// the same inputs and within 5e-5 relative, on the zoo's 3x3 layers; measured on the 2-core
-// AMD EPYC (AVX-512), worst |a - e| / (1 + |e|): ConvNet 32->32 9.0e-6 (im2col 1.4e-5),
-// 32->64 1.0e-5 (1.2e-5), 64->64 1.8e-5 (2.6e-5), ResNet-20 64->64 at 7x7 1.7e-5 (1.9e-5).
-// (F(4x4, 3x3) would save more multiplications, at transforms with 1/4 and 1/8 whose error
-// grows several-fold; F(2x2, 3x3) is the conservative choice.)
+// rounding is of the same order as im2col's long dot products. The tests
+// (tests/kernels/test_conv2d*.cpp) hold f32 Winograd, against a direct fp64 convolution, within
+// gamma(C + 12) of the same formula in absolute values (tests/support/winograd_magnitude.h), on
+// their shapes and on the zoo's 3x3 layers; measured on the 2-core AMD EPYC (AVX-512), worst
+// |a - e| / (1 + |e|): ConvNet 32->32 9.0e-6 (im2col 1.4e-5), 32->64 1.0e-5 (1.2e-5), 64->64
+// 1.8e-5 (2.6e-5), ResNet-20 64->64 at 7x7 1.7e-5 (1.9e-5).
 //
 // F(4x4, 3x3) runs when asked for (EMBER_CPU_CONV=winograd4; the tile argument below): 6x6 input
 // tiles, 36 GEMMs, 36 multiplications per 16 outputs instead of F(2x2)'s 64, with Lavin & Gray's

@@ -190,8 +190,8 @@ inline DType batch_norm_stats_dtype(DType x) { return x == DType::f64 ? DType::f
 void batch_norm_stats(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, double momentum,
                       double eps, Tensor* mean, Tensor* invstd);
 // y = (x - mean) * invstd * weight + bias per channel; weight and bias may be undefined (1 and 0).
-// relu: y = max(that, 0) in the same pass (a ReLU fused after the batch norm); residual (x's
-// shape and dtype, when defined): y = max(that + residual, 0), a residual block's end.
+// residual (x's shape and dtype, when defined): that + residual; relu: then max(that, 0), in the
+// same pass (a ReLU fused after the batch norm; with a residual, a residual block's end).
 Tensor batch_norm_apply(const Tensor& x, const Tensor& mean, const Tensor& invstd, const Tensor& weight,
                         const Tensor& bias, bool relu = false, const Tensor& residual = Tensor());
 // Gradients for the outputs that are non-null (dweight and dbias take the weight's dtype, x's without

@@ -164,9 +164,12 @@ void batch_norm_apply(const Tensor& x, const Tensor& mean, const Tensor& invstd,
                      }
                    });
     };
-    if (res != nullptr) planes(std::true_type{}, std::true_type{});  // only batch_norm_add_relu adds
-    else if (relu) planes(std::true_type{}, std::false_type{});
-    else planes(std::false_type{}, std::false_type{});
+    const auto with_residual = [&](auto relu_constant) {
+      if (res != nullptr) planes(relu_constant, std::true_type{});
+      else planes(relu_constant, std::false_type{});
+    };
+    if (relu) with_residual(std::true_type{});
+    else with_residual(std::false_type{});
   });
 }
 

@@ -238,6 +238,25 @@ EMBER_CUDA_TEST_CASE("batch_norm_relu and batch_norm_add_relu equal the separate
   expect_fused_relu_is_exact(kCUDA);
 }
 
+// The kernel takes the residual and the ReLU independently (the backend contract): each of the
+// four combinations equals the separate kernels bit for bit.
+TEST_CASE("batch_norm_apply adds a residual and clamps independently, as the separate kernels do", "[batchnorm]") {
+  manual_seed(16);
+  const Tensor x = randn({4, 3, 5, 7}), r = randn({4, 3, 5, 7});
+  Tensor mean, invstd;
+  kernels::batch_norm_stats(x, Tensor(), Tensor(), 0.1, kEps, &mean, &invstd);
+  const Tensor w = rand({3}, kFloat32, 0.5, 1.5), b = randn({3});
+  const Tensor plain = kernels::batch_norm_apply(x, mean, invstd, w, b);
+  for (bool relu : {false, true})
+    for (bool residual : {false, true}) {
+      INFO("relu " << relu << ", residual " << residual);
+      Tensor want = residual ? kernels::binary(kernels::BinaryOp::add, plain, r) : plain;
+      if (relu) want = kernels::unary(kernels::UnaryOp::relu, want, 0.0);
+      const Tensor got = kernels::batch_norm_apply(x, mean, invstd, w, b, relu, residual ? r : Tensor());
+      CHECK(got.to_vector<float>() == want.to_vector<float>());
+    }
+}
+
 TEST_CASE("batch_norm_relu and batch_norm_add_relu pass gradcheck", "[batchnorm][gradcheck]") {
   manual_seed(14);
   const Tensor x = randn({3, 2, 3, 2}, kFloat64, 0.5, 2.0);

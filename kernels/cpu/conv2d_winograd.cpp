@@ -1,7 +1,7 @@
-// Winograd F(2x2, 3x3) on the CPU; the method and its error are in conv2d_winograd.h.
-// Layout: U [16][OC][C] (all kernels, once per call), and per thread V [16][C][cols] and
-// M [16][OC][cols], where a column is one 4x4 tile of one image of the thread's current
-// group of images (kernels/cpu/conv2d_winograd_plan.h). Each U[k] is packed once per call for
+// Winograd F(2x2, 3x3) and F(4x4, 3x3) on the CPU; the method and its error are in
+// conv2d_winograd.h. Layout, with taps = 16 (F(2x2)) or 36 (F(4x4)): U [taps][OC][C] (all
+// kernels, once per call), and per thread V [taps][C][cols] and M [taps][OC][cols], where a
+// column is one 4x4 (6x6) tile of one image of the thread's current group of images (kernels/cpu/conv2d_winograd_plan.h). Each U[k] is packed once per call for
 // the GEMM (cpu::PackedA) and serves every group. Threads take contiguous ranges of images (one
 // OpenMP team for the op); the GEMMs (kernels/cpu/gemm.h) inside run single-threaded. The
 // weight gradient is conv2d_winograd_weight_grad.cpp.
@@ -25,7 +25,9 @@ namespace {
 
 constexpr int64_t kTapSkew = kWinogradTapSkew;
 constexpr int64_t kMinChannels = 16;  // below this (a first layer), im2col's one GEMM wins
-// Slack after a buffer that a vector step may read past its end (Float8Lanes::column reads 18).
+// Slack after a buffer that a vector step may read past its end (Float8Lanes::column reads 18
+// elements from a tile row's start, column4 36: the last row's step reads at most 30 past the
+// padded plane).
 constexpr int64_t kReadSlack = 32;
 
 // The forward's cut of the batch, with its layout of V [16][C][columns] and M [16][OC][columns]:
@@ -41,7 +43,7 @@ ForwardPlan plan_for(const Conv2dGeometry& g, int64_t tile) {
   return p;
 }
 
-// Runs transform(kernel, taps) for each kernel g = weight[oc][c] (taps: its kTaps values) and
+// Runs transform(kernel, taps) for each kernel g = weight[oc][c] (taps: its Taps values) and
 // stores U[k][oc][c]. One output channel's kernels are transformed into `row` [C][taps] first
 // and then written a tap at a time, C values in a row: storing each kernel's taps straight into
 // U would write taps blocks OC * C apart, for 64 channels 16 KiB apart, all in one L1 set
@@ -81,10 +83,10 @@ void transform_kernels(const Conv2dGeometry& g, const T* weight, T* u) {
   });
 }
 
-// F(4x4): U[k][oc][c] = (G g G^T)[k], k = 6a + b, with G's rows (1/4, 0, 0), -(1, 1, 1)/6,
-// -(1, -1, 1)/6, (1/24, 1/12, 1/6), (1/24, -1/12, 1/6), (0, 0, 1).
+// F(4x4)'s G applied to (x0, x1, x2): G's rows (1/4, 0, 0), -(1, 1, 1)/6, -(1, -1, 1)/6,
+// (1/24, 1/12, 1/6), (1/24, -1/12, 1/6), (0, 0, 1).
 template <class T>
-void g6(T x0, T x1, T x2, T* out) {  // out = G (x0, x1, x2)
+void g6(T x0, T x1, T x2, T* out) {
   const T sixth = T(1) / T(6), a = x0 + x2, b = T(0.25) * x0 + x2;
   out[0] = T(0.25) * x0;
   out[1] = -sixth * (a + x1);
@@ -94,6 +96,7 @@ void g6(T x0, T x1, T x2, T* out) {  // out = G (x0, x1, x2)
   out[5] = x2;
 }
 
+// F(4x4): U[k][oc][c] = (G g G^T)[k], k = 6a + b, for every kernel g = weight[oc][c].
 template <class T>
 void transform_kernels4(const Conv2dGeometry& g, const T* weight, T* u) {
   transform_kernels_by_rows<36>(g, weight, u, [](const T* k, T* out) {

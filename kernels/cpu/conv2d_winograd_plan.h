@@ -5,8 +5,8 @@
 //   const WinogradPlan p = winograd_plan(g, 4);
 //   for_each_group(p, g.batch, [&](int64_t chunk, int64_t first, int64_t count) { ... });
 //
-// A column of the (m + 2)^2 tap GEMMs is one (m + 2) x (m + 2) tile of one image. Each OpenMP thread (chunk, one
-// scratch each) takes a contiguous range of images, as even as the batch allows, and runs them
+// A column of the (m + 2)^2 tap GEMMs is one (m + 2) x (m + 2) tile of one image. Each OpenMP
+// thread (chunk, one scratch each) takes a contiguous range of images, as even as the batch allows, and runs them
 // in groups of up to `group` images, the tiles of a group making one GEMM. (Cutting the batch
 // into groups first and dealing those out left one thread a whole group more where the groups
 // did not divide evenly: ResNet-20's 7x7 layers, 5 groups of 12 images and one of 4, ran 36

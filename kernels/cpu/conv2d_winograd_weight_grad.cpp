@@ -11,11 +11,13 @@
 // panels for every group, and did (measured on ResNet-20: the packing took longer than the
 // products). Here both are written with the channels innermost, V [16][cols][C] and
 // dM [16][cols][OC]: dM is A stored transposed (read in place where its rows hold whole
-// panels, else copied into them without a transpose) and V is B as stored (read in place). The transforms run over L channels at a time (one vector), on an
-// image first copied channels last (x into a zero-bordered [padded_h][padded_w][C] plane, dy
-// into a zero-bordered [2 tiles_h][2 tiles_w][OC] one), so each tap of a tile is one whole
-// vector load or store, whatever the plane's width. Channel counts are padded to whole
-// vectors in the scratch; the padding lanes are computed on zeros and never read by the GEMM.
+// panels, else copied into them without a transpose) and V is B as stored (read in place).
+// The transforms run over L channels at a time (one vector), on an image first copied channels
+// last (x into a zero-bordered [padded_h][padded_w][C] plane, dy into a zero-bordered
+// [2 tiles_h][2 tiles_w][OC] one), so each tap of a tile is one whole vector load or store,
+// whatever the plane's width. Channel counts are padded to whole vectors in the scratch; the
+// padding lanes are computed on zeros, and the GEMM reads dM's only as rows past OC of its last
+// panel, whose sums it never writes.
 //
 // Each thread (chunk) accumulates its own dU; the chunks are summed in chunk order, so the
 // result is deterministic for a given thread count.
@@ -57,7 +59,8 @@ int64_t whole_vectors(int64_t channels, int64_t lanes) { return (channels + lane
 // and the output-gradient plane [2 tiles_h][2 tiles_w][ov], cv and ov being C and OC rounded up
 // to whole vectors, ov first up to the GEMM kernel's panel of rows (gemm_transposed_a_rows: AVX2's
 // 6-row panels over 16 channels read rows of 18), so that dM^T is read where it lies, not packed
-// for every tap and group (AVX2: ResNet-20's step ~115 -> ~106 ms on one thread). Zeroed when laid out: the planes' borders and padding lanes stay zero.
+// for every tap and group (AVX2: ResNet-20's step ~115 -> ~106 ms on one thread). Zeroed when
+// laid out: the planes' borders and padding lanes stay zero.
 template <class T>
 struct Scratch {
   int64_t cv, ov;        // channels per column (and pixel), padded

@@ -202,7 +202,7 @@ void gemm(const PackedA<T>& a, int64_t n, MatrixRef<T> b, GemmOutput<T> c) {
 
 template <class T>
 int64_t gemm_transposed_a_rows(int64_t m) {
-  const int64_t mr = kernel_for<T>(cpu_isa()).blocking.mr, rows = (m + mr - 1) / mr * mr;
+  const int64_t rows = packed_a_size(kernel_for<T>(cpu_isa()).blocking, m, 1);  // m rounded up to mr
   return rows * static_cast<int64_t>(sizeof(T)) <= kGemmInPlaceRowBytes ? rows : m;
 }
 

@@ -210,7 +210,6 @@ TEST_CASE("gemm reads a transposed A with rows of gemm_transposed_a_rows in plac
       const int64_t rows = kernels::cpu::gemm_transposed_a_rows<float>(s.m);
       INFO(k.name() << ", stored rows of " << rows);
       CHECK(rows >= s.m);
-      k.pad = rows - s.m;
       k.lda = rows;
       k.a.assign(static_cast<size_t>(s.k * rows), std::numeric_limits<float>::quiet_NaN());
       std::mt19937 gen(41);

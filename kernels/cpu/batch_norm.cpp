@@ -20,6 +20,7 @@
 
 #include "kernels/batch_norm_math.h"
 #include "kernels/cpu/parallel.h"
+#include "kernels/cpu/prefetch.h"
 #include "kernels/ops.h"
 
 namespace ember::kernels::cpu {
@@ -38,17 +39,6 @@ ChannelLayout channel_layout(const Shape& shape) {
   ChannelLayout l{shape[0], shape[1], 1};
   for (int64_t d = 2; d < shape.dim(); ++d) l.inner *= shape[d];
   return l;
-}
-
-// Asks for the next (n, c) planes of a channel-major walk while this one is summed: planes are
-// C * inner apart, a few KiB each, too short for the hardware's stream prefetch to ramp up.
-template <class T>
-inline void prefetch_plane(const T* a, const T* b, int64_t count) {
-  constexpr int64_t kLine = 64 / sizeof(T);
-  for (int64_t i = 0; i < count; i += kLine) {
-    __builtin_prefetch(a + i);
-    if (b != nullptr) __builtin_prefetch(b + i);
-  }
 }
 
 int64_t channel_grain(const ChannelLayout& l) { return std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, l.count())); }
@@ -204,7 +194,10 @@ void batch_norm_backward(const Tensor& x, const Tensor& dy, const Tensor& mean, 
           for (int64_t n = 0; n < l.batch; ++n) {
             const T* xp = xs + l.plane(n, c);
             const T* gp = gs + l.plane(n, c);
-            if (n + 1 < l.batch) prefetch_plane(xs + l.plane(n + 1, c), gs + l.plane(n + 1, c), l.inner);
+            if (n + 1 < l.batch) {  // the walk's next planes, fetched while these are summed
+              prefetch_range(xs + l.plane(n + 1, c), l.inner);
+              prefetch_range(gs + l.plane(n + 1, c), l.inner);
+            }
             C a = C(0), b = C(0);
 #pragma omp simd reduction(+ : a, b)
             for (int64_t i = 0; i < l.inner; ++i) {

@@ -7,12 +7,15 @@
 
 namespace ember::autograd {
 
+bool is_sole_owner(const Tensor& t) {
+  return t.impl_ptr().use_count() == 1 && t.storage() && t.storage().use_count() == 1;
+}
+
 namespace {
-// True when nothing but the engine's own handle refers to grad's bytes, so they
-// can become .grad without a copy (PyTorch's "steal" rule).
+// grad's bytes can become .grad without a copy.
 bool can_adopt(const Tensor& grad, const Tensor& leaf) {
-  return grad.impl_ptr().use_count() == 1 && grad.storage() && grad.storage().use_count() == 1 &&
-         grad.dtype() == leaf.dtype() && grad.device() == leaf.device() && grad.numel() == leaf.numel();
+  return is_sole_owner(grad) && grad.dtype() == leaf.dtype() && grad.device() == leaf.device() &&
+         grad.numel() == leaf.numel();
 }
 }  // namespace
 

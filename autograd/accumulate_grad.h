@@ -21,6 +21,9 @@ class AccumulateGrad final : public Node {
 
 // The leaf's accumulator, created on first use and shared by all its uses.
 std::shared_ptr<Node> grad_accumulator(const Tensor& leaf);
+// True when nothing but the caller's own handle refers to t's bytes (no other handle, view or
+// saved tensor): the engine may then write into them (PyTorch's "steal" rule).
+bool is_sole_owner(const Tensor& t);
 // Adds `grad` into leaf.grad (copying on first use).
 void accumulate_into_leaf(const Tensor& leaf, const Tensor& grad);
 // Clears the gradients of `params`: drops them (set_to_none), or fills them with zeros.

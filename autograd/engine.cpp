@@ -17,6 +17,15 @@ namespace ember::autograd {
 
 namespace {
 
+// Whether a node's pending gradient sum may take the next term in place (the same sum, slot +
+// grad, without a new tensor): the engine holds its only handle (no node handed it to another
+// input as well, nothing saved it, it is not the caller's gradient) and no broadcast or type
+// promotion is needed. (Gradients are computed without grad mode, so none is part of a graph.)
+bool can_add_into(const Tensor& slot, const Tensor& grad) {
+  return is_sole_owner(slot) && slot.shape() == grad.shape() && slot.dtype() == grad.dtype() &&
+         slot.device() == grad.device();
+}
+
 // Number of graph edges pointing at each node reachable from root.
 std::unordered_map<Node*, int> count_dependencies(Node* root) {
   std::unordered_map<Node*, int> dependencies;
@@ -83,7 +92,9 @@ void run_backward(const Tensor& root, const Tensor& grad_output, bool retain_gra
       if (!next) continue;
       if (i < input_grads.size() && input_grads[i].defined()) {
         Tensor& slot = pending[next.get()];
-        slot = slot.defined() ? kernels::binary(kernels::BinaryOp::add, slot, input_grads[i]) : input_grads[i];
+        if (!slot.defined()) slot = input_grads[i];
+        else if (can_add_into(slot, input_grads[i])) kernels::add_(slot, input_grads[i], 1.0);
+        else slot = kernels::binary(kernels::BinaryOp::add, slot, input_grads[i]);
       }
       if (--dependencies[next.get()] == 0) ready.push_back(next);
     }

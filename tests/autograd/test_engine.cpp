@@ -1,4 +1,7 @@
 #include "autograd/grad_mode.h"
+#include "autograd/node.h"
+#include "autograd/record.h"
+#include "kernels/ops.h"
 #include "memory/memory.h"
 #include "tests/support/expect.h"
 
@@ -10,6 +13,38 @@ TEST_CASE("a tensor used twice gets the sum of both gradients", "[autograd]") {
   Tensor y = sum(x * x + x);  // d/dx = 2x + 1
   y.backward();
   expect_values(x.grad(), {3, 5, 7}, 0, "x*x + x");
+}
+
+namespace {
+// a + b whose backward hands its one incoming gradient tensor to both inputs, as PyTorch's add
+// does (ember's own ops return a tensor of their own per input).
+class SharedGradAddBackward final : public autograd::Node {
+ public:
+  const char* name() const override { return "shared_grad_add"; }
+  std::vector<Tensor> apply(const Tensor& dy) override { return {dy, dy}; }
+};
+
+Tensor shared_grad_add(const Tensor& a, const Tensor& b) {
+  Tensor y = kernels::binary(kernels::BinaryOp::add, a, b);
+  if (autograd::any_requires_grad({a, b})) autograd::record(y, std::make_shared<SharedGradAddBackward>(), {a, b});
+  return y;
+}
+}  // namespace
+
+// The engine adds a node's later gradients into its first in place when it holds the only handle
+// (autograd/engine.cpp). A gradient handed to two inputs is held twice: summing into it in
+// place at one input would change the other's. Both orders of the walk are tried.
+TEST_CASE("a gradient handed to two inputs is never summed into in place", "[autograd]") {
+  // p and q each get the shared gradient and one of their own, in every order of the walk
+  for (int form = 0; form < 4; ++form) {
+    INFO("form " << form);
+    Tensor x = from_vector<float>({1, -2}, {2}).requires_grad_();
+    const Tensor p = x * 2.0, q = x * 5.0;
+    const Tensor own = form % 2 == 0 ? p * 3.0 + q * 7.0 : q * 7.0 + p * 3.0;
+    const Tensor y = form < 2 ? shared_grad_add(p, q) + own : own + shared_grad_add(p, q);
+    sum(y).backward();
+    expect_values(x.grad(), {48, 48}, 0, "dp = 1 + 3, dq = 1 + 7: 2 * 4 + 5 * 8");
+  }
 }
 
 TEST_CASE("a second backward accumulates, zero_grad clears", "[autograd]") {

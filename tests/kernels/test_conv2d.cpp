@@ -46,6 +46,11 @@ const std::vector<ConvCase> kCases = {
     // the last one alone)
     {2, 2, 9, 9, 3, 3, 3, 1, 0, 1},
     {2, 3, 5, 8, 4, 3, 3, 1, 1, 1},
+    // stride 2 with rows of >= 8 outputs (im2col's eight-at-a-time copy): 11 wide (the last eight
+    // overlapping), 10 wide through a 1x1 kernel, and 8 wide unpadded, reading each row's last element
+    {2, 3, 17, 22, 4, 3, 3, 2, 1, 1},
+    {2, 3, 19, 19, 2, 1, 1, 2, 0, 1},
+    {1, 2, 9, 17, 3, 3, 3, 2, 0, 1},
 };
 
 // The CPU's convolution algorithms (kernels/providers.h); every forward and gradient test runs each.

@@ -46,11 +46,13 @@ const std::vector<ConvCase> kCases = {
     // the last one alone)
     {2, 2, 9, 9, 3, 3, 3, 1, 0, 1},
     {2, 3, 5, 8, 4, 3, 3, 1, 1, 1},
-    // stride 2 with rows of >= 8 outputs (im2col's eight-at-a-time copy): 11 wide (the last eight
-    // overlapping), 10 wide through a 1x1 kernel, and 8 wide unpadded, reading each row's last element
+    // stride 2 with rows of >= 4 outputs (im2col's eight- and four-at-a-time copies): 11 wide (the
+    // last eight overlapping), 10 wide through a 1x1 kernel, 8 wide unpadded, reading each row's
+    // last element, and 7 wide (two overlapping fours, as ResNet-20's 14 -> 7 layer)
     {2, 3, 17, 22, 4, 3, 3, 2, 1, 1},
     {2, 3, 19, 19, 2, 1, 1, 2, 0, 1},
     {1, 2, 9, 17, 3, 3, 3, 2, 0, 1},
+    {2, 2, 13, 14, 3, 3, 3, 2, 1, 1},
 };
 
 // The CPU's convolution algorithms (kernels/providers.h); every forward and gradient test runs each.
@@ -112,7 +114,10 @@ TEST_CASE("conv2d gradients pass gradcheck", "[conv2d][gradcheck]") {
 TEST_CASE("conv2d gradients match direct fp64 formulas on a batch split over threads", "[conv2d]") {
   manual_seed(3);
   for (const kernels::CpuConvAlgorithm algorithm : kAlgorithms)
-  for (const ConvCase& k : {ConvCase{7, 3, 9, 8, 4, 3, 3, 2, 1, 1}, ConvCase{7, 3, 9, 8, 4, 3, 3, 1, 1, 1}}) {
+  // (the last three: stride-2 rows of 11, 10 and 7 outputs, which col2im adds eight and four at a time)
+  for (const ConvCase& k : {ConvCase{7, 3, 9, 8, 4, 3, 3, 2, 1, 1}, ConvCase{7, 3, 9, 8, 4, 3, 3, 1, 1, 1},
+                            ConvCase{3, 3, 20, 21, 4, 3, 3, 2, 1, 1}, ConvCase{3, 2, 10, 19, 3, 1, 1, 2, 0, 1},
+                            ConvCase{3, 2, 13, 14, 3, 3, 3, 2, 1, 1}}) {
   const kernels::CpuConvScope scope(algorithm);
   INFO("EMBER_CPU_CONV=" << kernels::cpu_conv_algorithm_name(algorithm) << ", " << describe(k));
   const ConvInputs in = make_inputs(k, kFloat32);

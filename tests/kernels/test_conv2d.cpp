@@ -46,6 +46,10 @@ const std::vector<ConvCase> kCases = {
     // the last one alone)
     {2, 2, 9, 9, 3, 3, 3, 1, 0, 1},
     {2, 3, 5, 8, 4, 3, 3, 1, 1, 1},
+    // planes 13 and 18 tiles wide: two and three vector steps a tile row, the last one mostly
+    // past the row, written straight into the plane where the rows below take its spill
+    {1, 2, 7, 25, 3, 3, 3, 1, 1, 1},
+    {1, 2, 5, 35, 2, 3, 3, 1, 1, 1},
     // stride 2 with rows of >= 4 outputs (im2col's eight- and four-at-a-time copies): 11 wide (the
     // last eight overlapping), 10 wide through a 1x1 kernel, 8 wide unpadded, reading each row's
     // last element, and 7 wide (two overlapping fours, as ResNet-20's 14 -> 7 layer)

@@ -39,20 +39,12 @@ namespace {
 
 constexpr int64_t kTaps = kWinogradTaps;
 
-// L channels of T in one vector (GCC and Clang vector extensions): 64 bytes where this file is
-// compiled for AVX-512 (half the instructions of 32-byte vectors in the transforms: ResNet-20's
-// 16-64 channels are whole 16-float vectors), 32 otherwise. (On an AVX-512 build told to run
-// AVX2 code, EMBER_CPU_ISA=avx2, dM's rows rounded to 16 channels can be too long for the GEMM
-// to read in place, gemm.h; it then packs them: slower, not wrong.)
-#ifdef __AVX512F__
-constexpr int kChannelVectorBytes = 64;
-#else
-constexpr int kChannelVectorBytes = 32;
-#endif
+// L channels of T in one 32-byte vector (GCC and Clang vector extensions, compiled for this
+// machine's widest unit).
 template <class T>
 struct ChannelLanes {
-  typedef T V __attribute__((vector_size(kChannelVectorBytes)));
-  static constexpr int64_t width = kChannelVectorBytes / sizeof(T);
+  typedef T V __attribute__((vector_size(32)));
+  static constexpr int64_t width = 32 / sizeof(T);
   static V load(const T* p) {
     V v;
     std::memcpy(&v, p, sizeof v);

@@ -96,7 +96,7 @@ struct Scratch {
 // from memory (a saved activation, an output gradient), eight of them per block, so each block
 // prefetches the next one's eight planes as it goes (contiguous: an eighth of them per row), and
 // the last block `next`'s first eight planes, what the caller reads next (null: nothing).
-// Measured: transpose_block's loads 6.0% -> 3.3% of a ResNet-20 step.
+// Measured: this weight gradient's copies and transforms 11.8% -> 8.7% of a ResNet-20 step.
 template <class T>
 void channels_last(const T* planes, int64_t channels, int64_t h, int64_t w, T* out, int64_t ldo, int64_t ld,
                    const T* next) {

@@ -11,11 +11,11 @@
 #include "kernels/cpu/conv2d_winograd_plan.h"
 
 #include <algorithm>
-#include <cstring>
 #include <vector>
 
 #include "core/error.h"
 #include "core/simulation.h"
+#include "kernels/cpu/copy_row.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/prefetch.h"
@@ -108,24 +108,6 @@ void transform_kernels4(const Conv2dGeometry& g, const T* weight, T* u) {
   });
 }
 
-// Copies n elements of one short row inline: std::copy's memmove call costs more than a
-// 28-float row (ConvNet's planes), and the transforms copy hundreds of thousands per step.
-// 32-byte blocks, the last one overlapping the one before (same values), and two overlapping
-// 16-byte blocks below 32 bytes: a 14- or 7-float row (ResNet-20's planes) has no scalar tail.
-template <class T>
-inline void copy_row(const T* src, int64_t n, T* dst) {
-  constexpr int64_t kBlock = 32 / static_cast<int64_t>(sizeof(T)), kHalf = kBlock / 2;
-  if (n >= kBlock) {
-    for (int64_t i = 0; i + kBlock < n; i += kBlock) std::memcpy(dst + i, src + i, 32);
-    std::memcpy(dst + n - kBlock, src + n - kBlock, 32);
-  } else if (n >= kHalf) {
-    std::memcpy(dst, src, 16);
-    std::memcpy(dst + n - kHalf, src + n - kHalf, 16);
-  } else {
-    for (int64_t i = 0; i < n; ++i) dst[i] = src[i];
-  }
-}
-
 // The length of a row buffer for one row of tiles: m values per tile, plus a vector step's overrun.
 int64_t row_buffer(const ForwardPlan& p) { return p.tile * p.tiles_w + kReadSlack; }
 
@@ -190,8 +172,9 @@ void for_each_output_step(const Conv2dGeometry& g, const ForwardPlan& p, const T
       const T* in = m + oc * p.columns + image * p.tiles;
       const V b = V{} + (bias != nullptr ? bias[oc] : T(0));
       for (int64_t th = 0; th < p.tiles_h;) {
+        const bool paired = pair_rows<Lanes>(p, th);
         const int64_t below = oh_count - tile * (th + 1);  // the plane's rows under this tile row
-        if (!pair_rows<Lanes>(p, th) && below >= 0 && below * ow_count >= overrun) {
+        if (!paired && below >= 0 && below * ow_count >= overrun) {
           T* direct[4];
           for (int64_t i = 0; i < tile; ++i) direct[i] = plane + (tile * th + i) * ow_count;
           for (int64_t s = steps - 1; s >= 0; --s)
@@ -199,7 +182,7 @@ void for_each_output_step(const Conv2dGeometry& g, const ForwardPlan& p, const T
           ++th;
           continue;
         }
-        const int64_t tile_rows = pair_rows<Lanes>(p, th) ? 2 : 1;
+        const int64_t tile_rows = paired ? 2 : 1;
         for (int64_t tw = 0; tw < p.tiles_w; tw += Lanes::width) step(in + th * p.tiles_w + tw, wide, tw, b);
         for (int64_t r = 0; r < tile_rows; ++r, ++th)
           for (int64_t i = 0; i < tile && tile * th + i < oh_count; ++i)

@@ -60,8 +60,9 @@ int64_t whole_vectors(int64_t channels, int64_t lanes) { return (channels + lane
 // and the output-gradient plane [2 tiles_h][2 tiles_w][ov], cv and ov being C and OC rounded up
 // to whole vectors, ov first up to the GEMM kernel's panel of rows (gemm_transposed_a_rows: AVX2's
 // 6-row panels over 16 channels read rows of 18), so that dM^T is read where it lies, not packed
-// for every tap and group (AVX2: ResNet-20's step ~115 -> ~106 ms on one thread). Zeroed when
-// laid out: the planes' borders and padding lanes stay zero.
+// for every tap and group (AVX2: ResNet-20's step ~115 -> ~106 ms on one thread). The planes are
+// zeroed when laid out (their borders and padding lanes stay zero); V and dM are not: the
+// transforms write every lane of every column a group's GEMMs read.
 template <class T>
 struct Scratch {
   int64_t cv, ov;        // channels per column (and pixel), padded
@@ -85,7 +86,7 @@ struct Scratch {
     dm = v + kTaps * v_tap;
     x_plane = dm + kTaps * m_tap;
     dy_plane = x_plane + p.padded_h * p.padded_w * cv;
-    std::fill(base, base + elements(p), T(0));
+    std::fill(x_plane, base + elements(p), T(0));
   }
 };
 

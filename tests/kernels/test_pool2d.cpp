@@ -60,15 +60,18 @@ TEST_CASE("pooling matches a direct reference, ties and gradient routing include
     int64_t h, w;
     Size2 kernel, stride, padding;
   };
-  const std::vector<Case> cases = {{8, 8, 2, 2, 0}, {7, 9, 2, 2, 0}, {7, 5, 3, 2, 1}, {6, 7, 2, 1, 1},
-                                   {5, 8, {3, 2}, {1, 2}, {1, 0}}, {9, 6, 3, 3, 0}, {4, 4, 4, 4, 2}};
+  // 6x35 and 4x64: rows of 17 and 32 disjoint 2x2 windows, past a vector's width (f32 and f64)
+  const std::vector<Case> cases = {{8, 8, 2, 2, 0},  {7, 9, 2, 2, 0},         {6, 35, 2, 2, 0},  {4, 64, 2, 2, 0},
+                                   {7, 5, 3, 2, 1},  {6, 7, 2, 1, 1},         {5, 8, {3, 2}, {1, 2}, {1, 0}},
+                                   {9, 6, 3, 3, 0},  {4, 4, 4, 4, 2}};
   manual_seed(41);
+  for (const DType dtype : {kFloat64, kFloat32})
   for (const Case& k : cases) {
     // values rounded to a coarse grid: windows with ties, which must resolve to the first maximum
     const Tensor x = sqrt(rand({2, 3, k.h, k.w}, kFloat64, 0.0, 16.0));
     std::vector<double> xs = x.to_vector<double>();
     for (double& v : xs) v = std::floor(v);
-    const Tensor xr = from_vector<double>(xs, x.shape());
+    const Tensor xr = from_vector<double>(xs, x.shape()).to(dtype);  // small integers: exact in f32
     const kernels::Pool2dArgs args{k.kernel, k.stride, k.padding};
     const Tensor mx = kernels::max_pool2d(xr, args);
     const Tensor av = kernels::avg_pool2d(xr, args);
@@ -98,13 +101,14 @@ TEST_CASE("pooling matches a direct reference, ties and gradient routing include
           // floor mode with padding <= kernel/2: every window spans the full kernel of the padded input
           want_avg.push_back(sum / static_cast<double>(k.kernel.h * k.kernel.w));
         }
-    const std::string label = "pool " + std::to_string(k.h) + "x" + std::to_string(k.w) + " kernel (" +
+    const std::string label = std::string(dtype_name(dtype)) + " pool " + std::to_string(k.h) + "x" + std::to_string(k.w) + " kernel (" +
                               std::to_string(k.kernel.h) + "," + std::to_string(k.kernel.w) + ")";
     expect_values(mx, want_max, 0, "max_" + label);
     // backward recomputes each window's first maximum from x and routes its dy there
-    expect_values(kernels::max_pool2d_backward(from_vector<double>(dys, mx.shape()), xr, args), want_dx, 0,
+    expect_values(kernels::max_pool2d_backward(from_vector<double>(dys, mx.shape()).to(dtype), xr, args), want_dx, 0,
                   "max_" + label + " backward");
-    expect_values(av, want_avg, 1e-12, "avg_" + label);
+    // the mean of at most 16 values in [0, 4) (exact sums), divided once: half an ulp of 4 in f32
+    expect_values(av, want_avg, dtype == kFloat32 ? 2.0 * std::numeric_limits<float>::epsilon() : 1e-12, "avg_" + label);
   }
 }
 

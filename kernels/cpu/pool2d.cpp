@@ -7,7 +7,9 @@
 // serially, outputs in (oh, ow) order, so overlapping windows that share a maximum
 // add their gradients in a fixed order; threads never write the same plane.
 #include <algorithm>
+#include <type_traits>
 
+#include "kernels/cpu/max_pool_lanes.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/ops.h"
 #include "kernels/pool_math.h"
@@ -90,6 +92,36 @@ inline int argmax_of_four(C a, C b, C c, C d, C& best) {
   return at;
 }
 
+// Calls step(windows, ow) for a row of disjoint 2x2 windows of f32 (rows r0 and r1 of the
+// input), windows ow .. ow + 7, eight at a time: the last eight end at the row's last window,
+// overlapping the group before them (each window's results are written again, the same). A row
+// of fewer than eight windows is one group that reads and writes past the row's end: the caller
+// takes that path only where the reads stay in the plane and the writes land on elements
+// written again afterwards (the rows below; spills_ok). Returns whether a window held a NaN.
+// (The compiler vectorised the scalar loops 16 windows at a time, so ConvNet's rows of 14 and
+// 7 windows ran scalar; the backward's scatter never vectorised: pooling was 8% of its step.)
+inline bool eight_windows_fit(int64_t out_w, bool spills_ok) { return out_w >= MaxPool8::width || spills_ok; }
+
+template <class Step>
+bool for_each_eight_windows(const float* r0, const float* r1, int64_t out_w, const Step& step) {
+  bool nans = false;
+  for (int64_t ow = 0;; ow += MaxPool8::width) {
+    ow = std::max<int64_t>(0, std::min(ow, out_w - MaxPool8::width));
+    const MaxPool8 windows = MaxPool8::of(r0 + 2 * ow, r1 + 2 * ow);
+    nans |= windows.any_nan();
+    step(windows, ow);
+    if (ow + MaxPool8::width >= out_w) return nans;
+  }
+}
+
+// Whether the eight windows from the start of window row oh stay in the plane: 16 floats from
+// input rows 2 oh and 2 oh + 1 (read, and backward's dx written), eight of output row oh (y
+// written, backward's dy read).
+inline bool spills_stay_in_plane(const Conv2dGeometry& g, int64_t oh) {
+  return (2 * oh + 1) * g.in_w + 2 * MaxPool8::width <= g.in_h * g.in_w &&
+         oh * g.out_w + MaxPool8::width <= g.out_h * g.out_w;
+}
+
 // max_pool2d of one plane with disjoint 2x2 windows.
 template <class T>
 void max_pool2d_2x2(const Conv2dGeometry& g, const T* in, T* out) {
@@ -100,39 +132,59 @@ void max_pool2d_2x2(const Conv2dGeometry& g, const T* in, T* out) {
     const T* r1 = r0 + w;
     T* y = out + oh * g.out_w;
     int nans = 0;
+    if (std::is_same_v<T, float> && eight_windows_fit(g.out_w, spills_stay_in_plane(g, oh))) {
+      if constexpr (std::is_same_v<T, float>)
+        nans = for_each_eight_windows(r0, r1, g.out_w, [&](const MaxPool8& windows, int64_t ow) {
+          MaxPool8::store(y + ow, windows.best);
+        });
+    } else {
 #pragma omp simd reduction(| : nans)
-    for (int64_t ow = 0; ow < g.out_w; ++ow) {
-      const C a = C(r0[2 * ow]), b = C(r0[2 * ow + 1]), c = C(r1[2 * ow]), d = C(r1[2 * ow + 1]);
-      nans |= (a != a) | (b != b) | (c != c) | (d != d);
-      C best;
-      argmax_of_four(a, b, c, d, best);
-      y[ow] = T(best);
+      for (int64_t ow = 0; ow < g.out_w; ++ow) {
+        const C a = C(r0[2 * ow]), b = C(r0[2 * ow + 1]), c = C(r1[2 * ow]), d = C(r1[2 * ow + 1]);
+        nans |= (a != a) | (b != b) | (c != c) | (d != d);
+        C best;
+        argmax_of_four(a, b, c, d, best);
+        y[ow] = T(best);
+      }
     }
     if (nans)
       for (int64_t ow = 0; ow < g.out_w; ++ow) y[ow] = T(window_argmax<C>(in, w, 2 * oh, 2 * oh + 2, 2 * ow, 2 * ow + 2).value);
   }
 }
 
-// max_pool2d_backward of one plane with disjoint 2x2 windows: the two input rows under a row
-// of windows are zeroed (in L1, one vector fill), then each window stores dy once at its
-// argmax; no read-modify-write scatter, and the rows and columns no window covers stay zero.
+// max_pool2d_backward of one plane with disjoint 2x2 windows: no read-modify-write scatter, and
+// the rows and columns no window covers are zeroed (after the windows' stores, so what a row's
+// eight windows spill there is cleared). f32 writes each window's four elements (dy at its
+// argmax, zero elsewhere) eight windows at a time; otherwise (and where eight would spill out of
+// the plane) the two input rows under a row of windows are zeroed (in L1, one vector fill), then
+// dy is stored once at each argmax.
 template <class T>
 void max_pool2d_backward_2x2(const Conv2dGeometry& g, const T* in, const T* grad, T* dst) {
   using C = compute_t<T>;
-  const int64_t w = g.in_w;
+  const int64_t w = g.in_w, covered = 2 * g.out_w;
   for (int64_t oh = 0; oh < g.out_h; ++oh) {
     const T* r0 = in + 2 * oh * w;
     const T* r1 = r0 + w;
     T* d0 = dst + 2 * oh * w;
+    T* d1 = d0 + w;
     const T* dy = grad + oh * g.out_w;
-    std::fill(d0, d0 + 2 * w, T(0));
     int nans = 0;
-    for (int64_t ow = 0; ow < g.out_w; ++ow) {
-      const C a = C(r0[2 * ow]), b = C(r0[2 * ow + 1]), c = C(r1[2 * ow]), d = C(r1[2 * ow + 1]);
-      nans |= (a != a) | (b != b) | (c != c) | (d != d);
-      C best;
-      const int at = argmax_of_four(a, b, c, d, best);
-      d0[2 * ow + (at >> 1) * w + (at & 1)] = dy[ow];
+    if (std::is_same_v<T, float> && eight_windows_fit(g.out_w, spills_stay_in_plane(g, oh))) {
+      if constexpr (std::is_same_v<T, float>)
+        nans = for_each_eight_windows(r0, r1, g.out_w, [&](const MaxPool8& windows, int64_t ow) {
+          windows.spread(dy + ow, d0 + 2 * ow, d1 + 2 * ow);
+        });
+      std::fill(d0 + covered, d0 + w, T(0));
+      std::fill(d1 + covered, d1 + w, T(0));
+    } else {
+      std::fill(d0, d0 + 2 * w, T(0));
+      for (int64_t ow = 0; ow < g.out_w; ++ow) {
+        const C a = C(r0[2 * ow]), b = C(r0[2 * ow + 1]), c = C(r1[2 * ow]), d = C(r1[2 * ow + 1]);
+        nans |= (a != a) | (b != b) | (c != c) | (d != d);
+        C best;
+        const int at = argmax_of_four(a, b, c, d, best);
+        d0[2 * ow + (at >> 1) * w + (at & 1)] = dy[ow];
+      }
     }
     if (nans) {
       std::fill(d0, d0 + 2 * w, T(0));

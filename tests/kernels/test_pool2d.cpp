@@ -126,6 +126,35 @@ TEST_CASE("max_pool2d picks the first NaN of a window wherever it is", "[pool]")
                 {0, 0, 0, 20, 0, 10, 0, 0}, 0, "max_pool2d NaN positions");
 }
 
+TEST_CASE("max_pool2d's f32 rows of eight windows and more find NaNs where the scalar rule does", "[pool]") {
+  // planes whose rows take the eight-window vectors (4x20: an overlapping last group; 8x8 and
+  // 6x14: rows of four and seven windows that spill onto the rows below), NaNs scattered
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  manual_seed(43);
+  for (const auto& [h, w] : std::vector<std::pair<int64_t, int64_t>>{{4, 20}, {8, 8}, {6, 14}}) {
+    std::vector<float> xs = rand({2, 3, h, w}, kFloat32, -4.0, 4.0).to_vector<float>();
+    for (size_t i = 0; i < xs.size(); i += 7) xs[i] = nan;
+    const Tensor x = from_vector<float>(xs, {2, 3, h, w});
+    const kernels::Pool2dArgs args{2, 2, 0};
+    const Tensor y = kernels::max_pool2d(x, args);
+    const int64_t oh_n = h / 2, ow_n = w / 2;
+    std::vector<double> dys(static_cast<size_t>(y.numel())), want_dx(xs.size(), 0.0);
+    for (size_t i = 0; i < dys.size(); ++i) dys[i] = static_cast<double>(i + 1);
+    const std::vector<double> got = y.to_vector<double>();
+    for (int64_t p = 0; p < 6; ++p)
+      for (int64_t oh = 0; oh < oh_n; ++oh)
+        for (int64_t ow = 0; ow < ow_n; ++ow) {
+          const auto m = kernels::window_argmax<float>(xs.data() + p * h * w, w, 2 * oh, 2 * oh + 2, 2 * ow, 2 * ow + 2);
+          const size_t at = static_cast<size_t>((p * oh_n + oh) * ow_n + ow);
+          INFO(h << "x" << w << " plane " << p << " window (" << oh << ", " << ow << ")");
+          CHECK((std::isnan(m.value) ? std::isnan(got[at]) : got[at] == m.value));
+          want_dx[static_cast<size_t>(p * h * w + m.at)] = dys[at];
+        }
+    expect_values(kernels::max_pool2d_backward(from_vector<double>(dys, y.shape()).to(kFloat32), x, args), want_dx, 0,
+                  "max_pool2d backward with NaNs " + std::to_string(h) + "x" + std::to_string(w));
+  }
+}
+
 TEST_CASE("window_argmax: first maximum, first NaN, the rule of max_takes", "[pool]") {
   const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
   // one 3x4 plane; windows are sub-rectangles of it

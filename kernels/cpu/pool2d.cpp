@@ -97,11 +97,9 @@ inline int argmax_of_four(C a, C b, C c, C d, C& best) {
 // overlapping the group before them (each window's results are written again, the same). A row
 // of fewer than eight windows is one group that reads and writes past the row's end: the caller
 // takes that path only where the reads stay in the plane and the writes land on elements
-// written again afterwards (the rows below; spills_ok). Returns whether a window held a NaN.
-// (The compiler vectorised the scalar loops 16 windows at a time, so ConvNet's rows of 14 and
-// 7 windows ran scalar; the backward's scatter never vectorised: pooling was 8% of its step.)
-inline bool eight_windows_fit(int64_t out_w, bool spills_ok) { return out_w >= MaxPool8::width || spills_ok; }
-
+// written again afterwards (the rows below; eight_windows_fit). Returns whether a window held a
+// NaN. (The compiler vectorised the scalar loops 16 windows at a time, so ConvNet's rows of 14
+// and 7 windows ran scalar; the backward's scatter never vectorised: pooling was 8% of its step.)
 template <class Step>
 bool for_each_eight_windows(const float* r0, const float* r1, int64_t out_w, const Step& step) {
   bool nans = false;
@@ -114,12 +112,12 @@ bool for_each_eight_windows(const float* r0, const float* r1, int64_t out_w, con
   }
 }
 
-// Whether the eight windows from the start of window row oh stay in the plane: 16 floats from
-// input rows 2 oh and 2 oh + 1 (read, and backward's dx written), eight of output row oh (y
-// written, backward's dy read).
-inline bool spills_stay_in_plane(const Conv2dGeometry& g, int64_t oh) {
-  return (2 * oh + 1) * g.in_w + 2 * MaxPool8::width <= g.in_h * g.in_w &&
-         oh * g.out_w + MaxPool8::width <= g.out_h * g.out_w;
+// Whether window row oh of a plane runs eight windows at a time: a row of at least eight, or a
+// shorter one whose group stays in the plane: 16 floats from input rows 2 oh and 2 oh + 1
+// (read, and backward's dx written), eight of output row oh (y written, backward's dy read).
+inline bool eight_windows_fit(const Conv2dGeometry& g, int64_t oh) {
+  return g.out_w >= MaxPool8::width || ((2 * oh + 1) * g.in_w + 2 * MaxPool8::width <= g.in_h * g.in_w &&
+                                        oh * g.out_w + MaxPool8::width <= g.out_h * g.out_w);
 }
 
 // max_pool2d of one plane with disjoint 2x2 windows.
@@ -132,7 +130,7 @@ void max_pool2d_2x2(const Conv2dGeometry& g, const T* in, T* out) {
     const T* r1 = r0 + w;
     T* y = out + oh * g.out_w;
     int nans = 0;
-    if (std::is_same_v<T, float> && eight_windows_fit(g.out_w, spills_stay_in_plane(g, oh))) {
+    if (std::is_same_v<T, float> && eight_windows_fit(g, oh)) {
       if constexpr (std::is_same_v<T, float>)
         nans = for_each_eight_windows(r0, r1, g.out_w, [&](const MaxPool8& windows, int64_t ow) {
           MaxPool8::store(y + ow, windows.best);
@@ -169,7 +167,7 @@ void max_pool2d_backward_2x2(const Conv2dGeometry& g, const T* in, const T* grad
     T* d1 = d0 + w;
     const T* dy = grad + oh * g.out_w;
     int nans = 0;
-    if (std::is_same_v<T, float> && eight_windows_fit(g.out_w, spills_stay_in_plane(g, oh))) {
+    if (std::is_same_v<T, float> && eight_windows_fit(g, oh)) {
       if constexpr (std::is_same_v<T, float>)
         nans = for_each_eight_windows(r0, r1, g.out_w, [&](const MaxPool8& windows, int64_t ow) {
           windows.spread(dy + ow, d0 + 2 * ow, d1 + 2 * ow);

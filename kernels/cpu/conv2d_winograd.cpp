@@ -118,15 +118,14 @@ bool pair_rows(const ForwardPlan& p, int64_t th) {
   return Lanes::width == 8 && p.tiles_w == 4 && th + 1 < p.tiles_h;
 }
 
-// Calls step(d0, next, o) for every vector step over the tiles of every input plane: d0 is the
-// step's first tile's top-left input in `padded`, next where the upper lanes' inputs start
-// (pair_rows) and o the step's first column of V's row for that channel. Each input plane is
-// first copied into `padded` (p.padded_h x p.padded_w, zero outside the plane: the caller zeroes
-// it once, and the copies only ever write its interior), so no tile needs a bounds check.
-template <class Lanes, class T, class Step>
-void for_each_input_step(const Conv2dGeometry& g, const ForwardPlan& p, const T* images, int64_t count, T* padded,
-                         T* v, const Step& step) {
-  const int64_t c_count = g.in_channels, h = g.in_h, w = g.in_w, pw = p.padded_w, m = p.tile;
+// Calls plane(padded, o) for every input plane: its values copied into `padded` (p.padded_h x
+// p.padded_w, zero outside the plane: the caller zeroes it once, and the copies only ever write
+// its interior, so no tile needs a bounds check), o the plane's first column of V's row for its
+// channel.
+template <class T, class Plane>
+void for_each_input_plane(const Conv2dGeometry& g, const ForwardPlan& p, const T* images, int64_t count, T* padded,
+                          T* v, const Plane& plane_fn) {
+  const int64_t c_count = g.in_channels, h = g.in_h, w = g.in_w, pw = p.padded_w;
   for (int64_t c = 0; c < c_count; ++c)
     for (int64_t image = 0; image < count; ++image) {
       const T* plane = images + (image * c_count + c) * h * w;
@@ -135,11 +134,19 @@ void for_each_input_step(const Conv2dGeometry& g, const ForwardPlan& p, const T*
       if (next < count * c_count) prefetch_range(images + next * h * w, h * w);
       for (int64_t row = 0; row < h; ++row)
         copy_row(plane + row * w, w, padded + (row + g.pad_h) * pw + g.pad_w);
-      T* out = v + c * p.columns + image * p.tiles;
-      for (int64_t th = 0; th < p.tiles_h; th += pair_rows<Lanes>(p, th) ? 2 : 1)
-        for (int64_t tw = 0; tw < p.tiles_w; tw += Lanes::width)
-          step(padded + m * (th * pw + tw), pair_rows<Lanes>(p, th) ? m * pw : 4 * m, out + th * p.tiles_w + tw);
+      plane_fn(static_cast<const T*>(padded), v + c * p.columns + image * p.tiles);
     }
+}
+
+// Calls step(d0, next, o) for every vector step over the tiles of a padded plane, row of tiles
+// by row of tiles: d0 is the step's first tile's top-left input, next where the upper lanes'
+// inputs start (pair_rows) and o the step's first column of V's row (out: the plane's first).
+template <class Lanes, class T, class Step>
+void for_each_input_step(const ForwardPlan& p, const T* padded, T* out, const Step& step) {
+  const int64_t pw = p.padded_w, m = p.tile;
+  for (int64_t th = 0; th < p.tiles_h; th += pair_rows<Lanes>(p, th) ? 2 : 1)
+    for (int64_t tw = 0; tw < p.tiles_w; tw += Lanes::width)
+      step(padded + m * (th * pw + tw), pair_rows<Lanes>(p, th) ? m * pw : 4 * m, out + th * p.tiles_w + tw);
 }
 
 // Calls step(t, rows, tw, b) for every vector step over the tiles of every output plane: t is
@@ -192,25 +199,61 @@ void for_each_output_step(const Conv2dGeometry& g, const ForwardPlan& p, const T
 }
 
 // F(2x2): V[k][c][column] = (B^T d B)[k] for the 4x4 tile d of every column.
+// A tile's last two input rows are the first two of the tile below it, so where no vector pairs
+// rows of tiles the steps run down each column of tiles and carry those two rows' gathered
+// columns to the next step: half the loads and shuffles (the gathers were most of the
+// transform's work), the same sums in the same order.
 template <class Lanes, class T>
 void transform_tiles(const Conv2dGeometry& g, const ForwardPlan& p, const T* images, int64_t count, T* padded, T* v) {
   using V = typename Lanes::V;
   const int64_t stride = p.v_tap, pw = p.padded_w;
-  for_each_input_step<Lanes>(g, p, images, count, padded, v, [&](const T* d0, int64_t next, T* o) {
+  // B^T d B of the step whose tiles' rows are x[r] (column j of row r: x[r][j]), stored at o
+  const auto transform = [stride](const V (&x)[4][4], T* o) {
     V a[4][4];  // B^T d
     for (int j = 0; j < 4; ++j) {
-      const V x0 = Lanes::column(d0, next, j), x1 = Lanes::column(d0 + pw, next, j);
-      const V x2 = Lanes::column(d0 + 2 * pw, next, j), x3 = Lanes::column(d0 + 3 * pw, next, j);
-      a[0][j] = x0 - x2;
-      a[1][j] = x1 + x2;
-      a[2][j] = x2 - x1;
-      a[3][j] = x1 - x3;
+      a[0][j] = x[0][j] - x[2][j];
+      a[1][j] = x[1][j] + x[2][j];
+      a[2][j] = x[2][j] - x[1][j];
+      a[3][j] = x[1][j] - x[3][j];
     }
     for (int i = 0; i < 4; ++i) {  // (B^T d) B
       Lanes::store(o + (4 * i + 0) * stride, a[i][0] - a[i][2]);
       Lanes::store(o + (4 * i + 1) * stride, a[i][1] + a[i][2]);
       Lanes::store(o + (4 * i + 2) * stride, a[i][2] - a[i][1]);
       Lanes::store(o + (4 * i + 3) * stride, a[i][1] - a[i][3]);
+    }
+  };
+  const auto gather = [](const T* row, int64_t next, V (&x)[4]) {
+    for (int j = 0; j < 4; ++j) x[j] = Lanes::column(row, next, j);
+  };
+  const bool paired = pair_rows<Lanes>(p, 0);
+  for_each_input_plane(g, p, images, count, padded, v, [&](const T* plane, T* out) {
+    if (paired) {
+      for_each_input_step<Lanes>(p, plane, out, [&](const T* d0, int64_t next, T* o) {
+        V x[4][4];
+        for (int r = 0; r < 4; ++r) gather(d0 + r * pw, next, x[r]);
+        transform(x, o);
+      });
+      return;
+    }
+    // Columns of steps from the last to the first: a step past a row's last tile writes the
+    // first tiles of the row below, which the first column's steps then write again.
+    const int64_t next = 8;  // the upper lanes' tiles are the row's next four (pair_rows)
+    for (int64_t tw = (p.tiles_w - 1) / Lanes::width * Lanes::width; tw >= 0; tw -= Lanes::width) {
+      const T* d0 = plane + 2 * tw;
+      V x[4][4];
+      gather(d0, next, x[0]);
+      gather(d0 + pw, next, x[1]);
+      for (int64_t th = 0; th < p.tiles_h; ++th) {
+        const T* rows = d0 + 2 * th * pw;
+        gather(rows + 2 * pw, next, x[2]);
+        gather(rows + 3 * pw, next, x[3]);
+        transform(x, out + th * p.tiles_w + tw);
+        for (int j = 0; j < 4; ++j) {
+          x[0][j] = x[2][j];
+          x[1][j] = x[3][j];
+        }
+      }
     }
   });
 }
@@ -263,22 +306,24 @@ template <class Lanes, class T>
 void transform_tiles4(const Conv2dGeometry& g, const ForwardPlan& p, const T* images, int64_t count, T* padded, T* v) {
   using V = typename Lanes::V;
   const int64_t stride = p.v_tap, pw = p.padded_w;
-  for_each_input_step<Lanes>(g, p, images, count, padded, v, [&](const T* d0, int64_t next, T* o) {
-    V h[6][6];  // d B: row i of the tile times B, as each row is read (holding all 36 gathered
-                // columns first spilled registers)
-    for (int i = 0; i < 6; ++i) {
-      const T* r = d0 + i * pw;
-      const V x[6] = {Lanes::template column4<0>(r, next), Lanes::template column4<1>(r, next),
-                      Lanes::template column4<2>(r, next), Lanes::template column4<3>(r, next),
-                      Lanes::template column4<4>(r, next), Lanes::template column4<5>(r, next)};
-      bt6(x, h[i]);
-    }
-    for (int b = 0; b < 6; ++b) {  // B^T (d B): column b
-      const V col[6] = {h[0][b], h[1][b], h[2][b], h[3][b], h[4][b], h[5][b]};
-      V r[6];
-      bt6(col, r);
-      for (int a = 0; a < 6; ++a) Lanes::store(o + (6 * a + b) * stride, r[a]);
-    }
+  for_each_input_plane(g, p, images, count, padded, v, [&](const T* plane, T* out) {
+    for_each_input_step<Lanes>(p, plane, out, [&](const T* d0, int64_t next, T* o) {
+      V h[6][6];  // d B: row i of the tile times B, as each row is read (holding all 36 gathered
+                  // columns first spilled registers)
+      for (int i = 0; i < 6; ++i) {
+        const T* r = d0 + i * pw;
+        const V x[6] = {Lanes::template column4<0>(r, next), Lanes::template column4<1>(r, next),
+                        Lanes::template column4<2>(r, next), Lanes::template column4<3>(r, next),
+                        Lanes::template column4<4>(r, next), Lanes::template column4<5>(r, next)};
+        bt6(x, h[i]);
+      }
+      for (int b = 0; b < 6; ++b) {  // B^T (d B): column b
+        const V col[6] = {h[0][b], h[1][b], h[2][b], h[3][b], h[4][b], h[5][b]};
+        V r[6];
+        bt6(col, r);
+        for (int a = 0; a < 6; ++a) Lanes::store(o + (6 * a + b) * stride, r[a]);
+      }
+    });
   });
 }
 

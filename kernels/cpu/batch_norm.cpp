@@ -96,6 +96,8 @@ void batch_norm_stats(const Tensor& x, const Tensor& running_mean, const Tensor&
         double sum = 0.0, sum_sq = 0.0;
         for (int64_t n = 0; n < l.batch; ++n) {
           const T* p = in + l.plane(n, c);
+          // the channel's next plane, fetched while this one is summed (as backward does)
+          if (n + 1 < l.batch) prefetch_range(in + l.plane(n + 1, c), l.inner);
           C s = C(0), s2 = C(0);
 #pragma omp simd reduction(+ : s, s2)
           for (int64_t i = 0; i < l.inner; ++i) {

@@ -19,6 +19,7 @@
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/prefetch.h"
+#include "kernels/cpu/transpose_block.h"
 #include "memory/empty.h"
 #include "memory/scopes.h"
 
@@ -57,10 +58,14 @@ void transform_kernels_by_rows(const Conv2dGeometry& g, const T* weight, T* u, c
     std::vector<T> row(static_cast<size_t>(c_count * Taps));
     for (int64_t oc = o0; oc < o1; ++oc) {
       for (int64_t c = 0; c < c_count; ++c) transform(weight + (oc * c_count + c) * 9, row.data() + c * Taps);
-      for (int k = 0; k < Taps; ++k) {
-        T* out = u + k * stride + oc * c_count;
-        for (int64_t c = 0; c < c_count; ++c) out[c] = row[static_cast<size_t>(c * Taps + k)];
-      }
+      // row [C][Taps] transposed into U's rows, 8 x 8 blocks in registers (a scalar gather ran
+      // ResNet-20's kernel transforms at 0.4% of its step, serial where the layer is narrow)
+      T* out = u + oc * c_count;
+      int64_t c8 = 0, k8 = 0;
+      for (; c8 + 8 <= c_count; c8 += 8)
+        for (k8 = 0; k8 + 8 <= Taps; k8 += 8) transpose_block<8>(row.data() + c8 * Taps + k8, Taps, out + k8 * stride + c8, stride);
+      for (int64_t k = 0; k < Taps; ++k)  // what the blocks left: channels from c8 on, taps from k8 on
+        for (int64_t c = k < k8 ? c8 : 0; c < c_count; ++c) out[k * stride + c] = row[static_cast<size_t>(c * Taps + k)];
     }
   });
 }

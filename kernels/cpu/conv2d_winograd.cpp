@@ -243,14 +243,14 @@ void transform_tiles(const Conv2dGeometry& g, const ForwardPlan& p, const T* ima
     }
     // Columns of steps from the last to the first: a step past a row's last tile writes the
     // first tiles of the row below, which the first column's steps then write again.
-    const int64_t next = 8;  // the upper lanes' tiles are the row's next four (pair_rows)
+    const int64_t next = 4 * p.tile;  // the upper lanes' tiles are the row's next four (pair_rows)
     for (int64_t tw = (p.tiles_w - 1) / Lanes::width * Lanes::width; tw >= 0; tw -= Lanes::width) {
-      const T* d0 = plane + 2 * tw;
+      const T* d0 = plane + p.tile * tw;
       V x[4][4];
       gather(d0, next, x[0]);
       gather(d0 + pw, next, x[1]);
       for (int64_t th = 0; th < p.tiles_h; ++th) {
-        const T* rows = d0 + 2 * th * pw;
+        const T* rows = d0 + p.tile * th * pw;
         gather(rows + 2 * pw, next, x[2]);
         gather(rows + 3 * pw, next, x[3]);
         transform(x, out + th * p.tiles_w + tw);

@@ -123,7 +123,7 @@ bool pair_rows(const ForwardPlan& p, int64_t th) {
   return Lanes::width == 8 && p.tiles_w == 4 && th + 1 < p.tiles_h;
 }
 
-// Calls plane(padded, o) for every input plane: its values copied into `padded` (p.padded_h x
+// Calls plane_fn(padded, o) for every input plane: its values copied into `padded` (p.padded_h x
 // p.padded_w, zero outside the plane: the caller zeroes it once, and the copies only ever write
 // its interior, so no tile needs a bounds check), o the plane's first column of V's row for its
 // channel.

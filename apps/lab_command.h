@@ -11,6 +11,7 @@
 //   peak against time per step;        4. fp32 against fp16 by category;
 //   5. releasing cached memory: reserved and allocated through freeing and empty_cache();
 //   6. data loading: step time and time waiting for data, prefetch on and off.
+#include <cstdint>
 #include <ostream>
 #include <string>
 

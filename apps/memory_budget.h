@@ -7,6 +7,7 @@
 //   std::cout << chosen_line(fit, workload.batch) << "\n";
 //   // "memory budget 64.00 MiB: fp32, checkpoint sqrt, accum 4 (micro-batch 64), predicted step peak ..."
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "apps/technique_options.h"

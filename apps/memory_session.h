@@ -6,6 +6,7 @@
 //   ember train --model convnet --memory-report mem.html --memory-trace mem.json
 //   ember train --model convnet --batch 512 --memory-limit 64MiB     # a realistic OOM on the CPU
 //   ember bench-train --model convnet --precision fp16 --memory-json fp16.json   # for `ember compare`
+#include <cstdint>
 #include <memory>
 #include <string>
 

@@ -1,5 +1,6 @@
 #pragma once
 // Device: where a tensor's bytes live. "cpu" or "cuda:N".
+#include <cstdint>
 #include <ostream>
 #include <string>
 

@@ -17,6 +17,7 @@
 // everything and each error names the file and the field at fault. A header is at most
 // 100 MB and nests at most 16 levels; a shape's nonzero sizes multiply to at most 2^63 - 1
 // bytes (a 0 size does not excuse the others).
+#include <cstdint>
 #include <map>
 #include <string>
 #include <utility>

@@ -32,6 +32,7 @@
 // nothing, so a planned step runs in one process.
 //
 // One thread at a time may call a group (MPI is initialised for MPI_THREAD_SERIALIZED).
+#include <cstdint>
 #include <memory>
 #include <string>
 

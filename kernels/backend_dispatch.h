@@ -5,6 +5,7 @@
 // the range checks of labels and indices that the entry points share (they call a
 // backend, so they live here rather than in kernels/checks.h; kernels/dispatch_indices.cpp).
 // Included only by the kernels/dispatch_<family>.cpp files, one per op family.
+#include <cstdint>
 #include <string>
 #include <type_traits>
 

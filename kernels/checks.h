@@ -2,6 +2,7 @@
 // Argument checks shared by the kernel entry points. Every message names the op
 // and the offending shapes, dtypes or devices. Also bump_version, the one way an
 // entry point records that it writes into an argument.
+#include <cstdint>
 #include <type_traits>
 
 #include "core/error.h"

@@ -3,6 +3,7 @@
 // functors, so the two cannot drift apart. T is the compute type: float for
 // f32 and f16, double for f64.
 #include <cmath>
+#include <cstdint>
 #include <type_traits>
 
 #include "core/hd.h"

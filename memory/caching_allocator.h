@@ -9,6 +9,7 @@
 //   cache.empty_cache();                  // give unused segments back
 //
 // The policy (constants and rules) is written at the top of caching_allocator.cpp.
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <set>

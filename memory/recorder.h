@@ -10,6 +10,7 @@
 //   write_memory_report_html("mem.html", recorder, "ConvNet, batch 64");
 #include <array>
 #include <chrono>
+#include <cstdint>
 #include <mutex>
 #include <string>
 #include <unordered_map>

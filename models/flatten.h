@@ -2,6 +2,7 @@
 // nn::Flatten: [N, d1, d2, ...] -> [N, d1 * d2 * ...], a view (no copy).
 //
 //   net->push_back(std::make_shared<ember::nn::Flatten>());   // before the first Linear of an image model
+#include <cstdint>
 #include "models/module.h"
 
 namespace ember::nn {

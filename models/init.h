@@ -12,6 +12,7 @@
 //
 // fan_in = size(1) * receptive field, fan_out = size(0) * receptive field, where the receptive
 // field is the product of the dims after the first two (a conv's KH * KW); both need >= 2 dims.
+#include <cstdint>
 #include <utility>
 
 #include "core/tensor.h"

@@ -41,6 +41,7 @@
 // elsewhere (an optimizer's parameter list, a layer's weight_ member) stay valid
 // and see the new data; views taken before the move keep the old storage.
 // Gradients are converted with their parameter.
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>

@@ -8,6 +8,7 @@
 //
 // Inputs are cast to the dtype of the model's parameters (f16 weights get f16 inputs); the
 // model's train/eval mode is put back as it was.
+#include <cstdint>
 #include "data/data_loader.h"
 #include "models/module.h"
 #include "train/trainer.h"

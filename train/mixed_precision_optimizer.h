@@ -19,6 +19,7 @@
 // Memory categories: masters are `master_weights`, their gradients `gradient`, the inner
 // optimizer's state `optimizer_state` (all fp32); the f16 params stay `parameter`.
 // It is the fp16 StepOptimizer (train/step_optimizer.h) the Trainer drives.
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <vector>

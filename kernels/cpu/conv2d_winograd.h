@@ -33,6 +33,7 @@
 // F(2x2) whichever runs the forward.
 //
 // Which algorithm runs is kernels/providers.h's CpuConvAlgorithm (EMBER_CPU_CONV).
+#include <cstdint>
 #include "core/tensor.h"
 #include "kernels/conv_geometry.h"
 

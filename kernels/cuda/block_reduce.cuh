@@ -9,6 +9,7 @@
 // for each output row r, reduces lift(r, k) over k in [0, row_size) and calls
 // finish(r, total). The caller's functors decide where element (r, k) lives and
 // what is stored, so reduce_dim, argmax_dim and sum_to share one pair of kernels.
+#include <cstdint>
 #include <utility>
 
 #include "kernels/cuda/device_utils.cuh"

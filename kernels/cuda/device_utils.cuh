@@ -7,6 +7,7 @@
 //   const StridedIndex ia = broadcast_index(a.shape(), out_shape, "add");
 //   launch_1d("add", n, my_kernel<D, C>, device_data<T>(a), ia, ...);
 //   // in the kernel: for (int64_t i = thread_index(); i < n; i += thread_count()) ... a[ia.offset(i)]
+#include <cstdint>
 #include <utility>
 #include <vector>
 

@@ -21,6 +21,7 @@
 // for long sums they are loose in f32 and f16; the f64 run of the same case, whose bound is 2^29
 // times tighter, is what catches a dropped or doubled term, and the f32 and f16 runs catch a sum
 // kept in too narrow a precision (an f16 sum of a thousand terms is off by far more than its bound).
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>

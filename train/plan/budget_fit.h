@@ -26,6 +26,7 @@
 // runs, choosing right up to the budget left two of them out of memory and measured up to
 // 6 MiB above the prediction.
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>

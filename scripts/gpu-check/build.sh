@@ -69,13 +69,15 @@ step_build() {
   read_children_cpu
   cpu0=$children_cpu
   jobs0=$(ninja_jobs)
-  capped cmake --build "$build" -j "$jobs" --target "${build_targets[@]}" >>"$log" 2>&1
+  # -k 0: one failed build lists every error, not only the first jobs' (a device call is dear)
+  capped cmake --build "$build" -j "$jobs" --target "${build_targets[@]}" -- -k 0 >>"$log" 2>&1
   rc=$?
   read_children_cpu
   cpu_s=$((children_cpu - cpu0))
   built=$(($(ninja_jobs) - jobs0))
   if [ "$rc" -ne 0 ]; then
     grep -m3 -B2 -A10 'error' "$log" | tail -30
+    echo "every error (build.log):"; grep -E ': (fatal )?error' "$log" | sort -u | head -40
     stop_after "the build failed"
   fi
   RESULT="${build_targets[*]}: $built jobs, $cpu_s CPU-s"

@@ -2,6 +2,7 @@
 # anything is built. Sets have_gpu, cuda_arch, cudnn_root, sanitizer and the library path.
 
 have_gpu=0
+gpu_count=0
 cuda_arch=90  # Hopper; replaced by the GPU's own compute capability when there is one
 cudnn_root=""
 sanitizer=""
@@ -50,6 +51,7 @@ step_env() {
   cap=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1)
   if [ -n "$gpu" ]; then
     have_gpu=1
+    gpu_count=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
     [ -n "$cap" ] && cuda_arch=${cap/./}
   fi
   cudnn_root=$(find_cudnn)

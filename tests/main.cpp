@@ -12,7 +12,8 @@
 
 #include "core/cuda_runtime.h"
 
-// "a,b" means "a or b": excludes `tag` from each alternative. "\\," (an escaped comma,
+// "a,b" means "a or b": excludes `tag` from each alternative, put first: after a name pattern
+// Catch would read "~[tag]" as part of the name. "\\," (an escaped comma,
 // as CTest passes test names) is part of a name, not a separator.
 namespace {
 std::string exclude_tag(const std::string& spec, const std::string& tag) {
@@ -22,13 +23,13 @@ std::string exclude_tag(const std::string& spec, const std::string& tag) {
       part += spec.substr(i, 2);
       ++i;
     } else if (spec[i] == ',') {
-      out += (out.empty() ? "" : ",") + part + "~" + tag;
+      out += (out.empty() ? "" : ",") + std::string("~") + tag + part;
       part.clear();
     } else {
       part += spec[i];
     }
   }
-  return out + (out.empty() ? "" : ",") + part + "~" + tag;
+  return out + (out.empty() ? "" : ",") + std::string("~") + tag + part;
 }
 
 // True when spec has a tag: an unescaped '[' (CTest escapes brackets inside names).

@@ -109,7 +109,8 @@ EMBER_CUDA_TEST_CASE("init: the same draws on CUDA as on the CPU", "[init]") {
   const Shape shape{16, 8};
   expect_same_draw(shape, [](Tensor t) { return init::kaiming_uniform_(t); },
                    [&](TensorOptions) {
-                     const double bound = std::sqrt(3.0) * init::calculate_gain(init::Nonlinearity::leaky_relu) / std::sqrt(8.0);
+                     // kaiming_uniform_'s default a is 0 (PyTorch's), not calculate_gain's default slope 0.01.
+                     const double bound = std::sqrt(3.0) * init::calculate_gain(init::Nonlinearity::leaky_relu, 0.0) / std::sqrt(8.0);
                      return rand(shape, TensorOptions(), -bound, bound);
                    },
                    "kaiming_uniform_ on cuda vs cpu", kCUDA);

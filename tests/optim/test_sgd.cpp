@@ -158,7 +158,8 @@ EMBER_CUDA_TEST_CASE("SGD on cuda matches the CPU over two momentum steps", "[sg
   Tensor p0 = randn({1000});
   Tensor g = randn({1000});
   auto run = [&](Device device) {
-    Tensor p = p0.to(device).detach().requires_grad_();
+    // clone: p0.to(kCPU) is p0 itself (as in PyTorch), and the steps would move the other run's start.
+    Tensor p = p0.to(device).clone().requires_grad_();
     optim::SGD sgd({p}, optim::SgdOptions(0.1).momentum(0.9).nesterov().weight_decay(0.01));
     for (int i = 0; i < 2; ++i) {
       p.set_grad(g.to(device));

@@ -6,42 +6,55 @@
 #include "models/zoo.h"
 #include "optim/sgd.h"
 #include "tests/support/expect.h"
+#include "tests/support/gpu_test_case.h"
 
 using namespace ember;
 
 namespace {
 
+std::shared_ptr<nn::Module> make_model_on(const std::string& name, Device device) {
+  auto model = models::make_model(name, Shape{1, 28, 28}, 10);
+  model->to(device);
+  return model;
+}
+
 struct Trainer {
-  explicit Trainer(const std::string& model_name)
-      : model(models::make_model(model_name, Shape{1, 28, 28}, 10)),
-        sgd(model->parameters(), optim::SgdOptions(0.05).momentum(0.9)) {}
+  explicit Trainer(const std::string& model_name, Device device = kCPU)
+      : model(make_model_on(model_name, device)), sgd(model->parameters(), optim::SgdOptions(0.05).momentum(0.9)),
+        device(device) {}
   void step(int64_t batch) {
-    Tensor images = randn({batch, 1, 28, 28});
-    Tensor labels = from_vector<int64_t>(std::vector<int64_t>(static_cast<size_t>(batch), 7), Shape{batch});
+    Tensor images = randn({batch, 1, 28, 28}).to(device);
+    Tensor labels = from_vector<int64_t>(std::vector<int64_t>(static_cast<size_t>(batch), 7), Shape{batch}).to(device);
     sgd.zero_grad();
     cross_entropy(model->forward(images), labels).backward();
     sgd.step();
   }
   std::shared_ptr<nn::Module> model;
   optim::SGD sgd;
+  Device device;
 };
 
-int64_t backend_allocations() { return memory_stats(kCPU).backend_allocations; }
+void expect_steady_after_two_steps(Device device) {
+  if (allocator_for(device).name().rfind("caching", 0) != 0) return;  // EMBER_ALLOCATOR=direct: nothing cached
+  for (const char* name : {"lenet5", "convnet"}) {
+    INFO(name << " on " << device);
+    Trainer trainer(name, device);
+    trainer.step(32);
+    trainer.step(32);
+    const int64_t after_two = memory_stats(device).backend_allocations;
+    for (int i = 0; i < 3; ++i) trainer.step(32);
+    CHECK(memory_stats(device).backend_allocations == after_two);
+    CHECK(memory_stats(device).cache_hits > 0);
+  }
+}
 
 }  // namespace
 
 TEST_CASE("after two steps training makes no new backend allocations", "[memory][steady]") {
-  if (allocator_for(kCPU).name().rfind("caching", 0) != 0) return;  // EMBER_ALLOCATOR=direct: nothing cached
-  for (const char* name : {"lenet5", "convnet"}) {
-    INFO(name);
-    Trainer trainer(name);
-    trainer.step(32);
-    trainer.step(32);
-    const int64_t after_two = backend_allocations();
-    for (int i = 0; i < 3; ++i) trainer.step(32);
-    CHECK(backend_allocations() == after_two);
-    CHECK(memory_stats(kCPU).cache_hits > 0);
-  }
+  expect_steady_after_two_steps(kCPU);
+}
+EMBER_CUDA_TEST_CASE("after two steps training on cuda makes no new backend allocations", "[memory][steady]") {
+  expect_steady_after_two_steps(kCUDA);
 }
 
 TEST_CASE("ConvNet at batch 512 under a 64 MiB budget: a clear OOM, then batch 32 trains", "[memory][oom]") {

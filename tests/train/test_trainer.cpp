@@ -19,6 +19,7 @@
 #include "optim/sgd.h"
 #include "tests/support/error_bound.h"
 #include "tests/support/expect.h"
+#include "tests/support/gpu_test_case.h"
 #include "train/trainer.h"
 
 using namespace ember;
@@ -48,9 +49,10 @@ Batch make_batch(int64_t n, uint64_t seed) {
   return {randn({n, 1, 28, 28}), rand({n}, {}, 0.0, 10.0).to(kInt64)};
 }
 
+// On the CPU, whatever the model's device.
 std::vector<Tensor> gradients(nn::Module& model) {
   std::vector<Tensor> out;
-  for (const Tensor& p : model.parameters()) out.push_back(p.grad().clone());
+  for (const Tensor& p : model.parameters()) out.push_back(p.grad().to(kCPU).clone());
   return out;
 }
 
@@ -141,22 +143,23 @@ StepMagnitudes step_magnitudes(nn::Module& model, const Tensor& images, const Te
   return m;
 }
 
-// One frozen step of `name` on `b` in `dtype`, with the whole batch (run 0) and with `accum`
-// micro-batches (run 1): their losses and gradients.
+// One frozen step of `name` on `b` in `dtype` on `device`, with the whole batch (run 0) and with
+// `accum` micro-batches (run 1): their losses and gradients (on the CPU).
 struct TwoRuns {
   double losses[2];
   std::vector<Tensor> grads[2];
 };
-TwoRuns whole_and_accumulated(const std::string& name, const Batch& b, int64_t accum, DType dtype) {
+TwoRuns whole_and_accumulated(const std::string& name, const Batch& b, int64_t accum, DType dtype, Device device) {
   TwoRuns r;
   for (int run = 0; run < 2; ++run) {
     manual_seed(1);
     auto model = models::make_model(name, Shape{1, 28, 28}, 10);
     model->to(dtype);
+    model->to(device);
     train::TrainerOptions o;
     o.accum = run == 0 ? 1 : accum;
     train::Trainer trainer(model, frozen_sgd(), o);
-    r.losses[run] = trainer.step(b.images.to(dtype), b.labels).loss;
+    r.losses[run] = trainer.step(b.images.to(dtype).to(device), b.labels.to(device)).loss;
     r.grads[run] = gradients(*model);
   }
   return r;
@@ -173,18 +176,27 @@ TwoRuns whole_and_accumulated(const std::string& name, const Batch& b, int64_t a
 //   random-signed sums grow like a random walk, ~sqrt(n) u of the result (Higham and Mary,
 //   probabilistic rounding error analysis, 2019); n u times the tensor's largest |gradient| leaves
 //   room. Not a bound: it holds the f32 step to rounding-sized differences, far below a bug's.
-void expect_accumulation_exact(const std::string& name, const Batch& b, int64_t accum) {
-  INFO(name << " accum " << accum);
+//   On a GPU (device), the whole batch's f64 step is also held to the CPU's by the f64 bound: two
+//   runs of the same sums in other orders.
+void expect_accumulation_exact(const std::string& name, const Batch& b, int64_t accum, Device device = kCPU) {
+  INFO(name << " accum " << accum << " on " << device);
   manual_seed(1);
   const StepMagnitudes m = step_magnitudes(*models::make_model(name, Shape{1, 28, 28}, 10), b.images, b.labels);
-  const TwoRuns exact = whole_and_accumulated(name, b, accum, kFloat64);
+  const TwoRuns exact = whole_and_accumulated(name, b, accum, kFloat64, device);
   CHECK(std::fabs(exact.losses[1] - exact.losses[0]) <= test::gamma(2 * m.loss_length, kFloat64) * m.loss);
   REQUIRE(m.grads.size() == exact.grads[0].size());
   for (size_t i = 0; i < m.grads.size(); ++i)
     test::expect_within(exact.grads[1][i], exact.grads[0][i], test::sum_error_bound(2 * m.lengths[i], kFloat64, m.grads[i]),
                         name + " f64 parameter " + std::to_string(i));
+  if (device != kCPU) {
+    const TwoRuns cpu = whole_and_accumulated(name, b, 1, kFloat64, kCPU);
+    CHECK(std::fabs(exact.losses[0] - cpu.losses[0]) <= test::gamma(2 * m.loss_length, kFloat64) * m.loss);
+    for (size_t i = 0; i < m.grads.size(); ++i)
+      test::expect_within(exact.grads[0][i], cpu.grads[0][i], test::sum_error_bound(2 * m.lengths[i], kFloat64, m.grads[i]),
+                          name + " f64 parameter " + std::to_string(i) + " against the CPU's");
+  }
 
-  const TwoRuns f32 = whole_and_accumulated(name, b, accum, kFloat32);
+  const TwoRuns f32 = whole_and_accumulated(name, b, accum, kFloat32, device);
   CHECK(std::fabs(f32.losses[1] - f32.losses[0]) <= test::gamma(2 * m.loss_length, kFloat32) * f32.losses[0]);
   for (size_t i = 0; i < m.grads.size(); ++i) {
     const double norm = max(abs(f32.grads[0][i])).item<double>();
@@ -198,6 +210,11 @@ void expect_accumulation_exact(const std::string& name, const Batch& b, int64_t 
 TEST_CASE("Trainer: --accum 4 gives the full batch's gradients (no BatchNorm)", "[trainer]") {
   const Batch b = make_batch(32, 7);
   for (const std::string name : {"mlp", "lenet5"}) expect_accumulation_exact(name, b, 4);
+}
+
+EMBER_CUDA_TEST_CASE("Trainer: --accum 4 on cuda gives the full batch's gradients, and the CPU's", "[trainer]") {
+  const Batch b = make_batch(32, 7);
+  for (const std::string name : {"mlp", "lenet5"}) expect_accumulation_exact(name, b, 4, kCUDA);
 }
 
 TEST_CASE("Trainer: an uneven last batch is split with weights, still the batch mean", "[trainer]") {
@@ -306,26 +323,36 @@ TEST_CASE("Trainer: fp16 trains every zoo model close to fp32", "[trainer]") {
   }
 }
 
-TEST_CASE("Trainer: checkpointing gives the same step as without", "[trainer]") {
-  // Exact: a checkpointed segment recomputes its forward with the same kernels on the same values
-  // (and the same generator state), so every sum runs in the same order: the same bits.
+namespace {
+
+// Exact: a checkpointed segment recomputes its forward with the same kernels on the same values
+// (and the same generator state), so every sum runs in the same order: the same bits.
+void expect_checkpointing_exact(Device device) {
   const Batch b = make_batch(8, 5);
   std::vector<Tensor> grads[2];
   double losses[2];
   for (int run = 0; run < 2; ++run) {
     manual_seed(1);
     auto model = models::make_model("convnet", Shape{1, 28, 28}, 10);
+    model->to(device);
     train::TrainerOptions o;
     o.checkpoint = run == 0 ? train::CheckpointPolicy::none() : train::CheckpointPolicy::sqrt();
     train::Trainer trainer(model, frozen_sgd(), o);
     const int64_t layers = static_cast<int64_t>(static_cast<nn::Sequential&>(*model).size());
     const auto sqrt_segments = static_cast<int64_t>(std::ceil(std::sqrt(static_cast<double>(layers))));
     CHECK(trainer.checkpoint_segments() == (run == 0 ? 0 : sqrt_segments));
-    losses[run] = trainer.step(b.images, b.labels).loss;
+    losses[run] = trainer.step(b.images.to(device), b.labels.to(device)).loss;
     grads[run] = gradients(*model);
   }
   CHECK(losses[1] == losses[0]);
   for (size_t i = 0; i < grads[0].size(); ++i) expect_close(grads[1][i], grads[0][i], 0.0, "checkpointed");
+}
+
+}  // namespace
+
+TEST_CASE("Trainer: checkpointing gives the same step as without", "[trainer]") { expect_checkpointing_exact(kCPU); }
+EMBER_CUDA_TEST_CASE("Trainer: checkpointing gives the same step as without on cuda", "[trainer]") {
+  expect_checkpointing_exact(kCUDA);
 }
 
 TEST_CASE("TrainerOptions: bad values fail before training, naming the field, the value and what is allowed", "[trainer]") {

@@ -10,7 +10,11 @@
 // leaks nothing). The algorithm is the first of cudnnGet*Algorithm_v7's
 // heuristic ranking whose status is success and whose workspace, asked again with
 // cudnnGet*WorkspaceSize for the math type we actually run, fits
-// kCudnnWorkspaceCapBytes.
+// kCudnnWorkspaceCapBytes. It is chosen once per direction, dtype and geometry on
+// each device and kept (as PyTorch keeps its cuDNN choices): the ranking is a host
+// query of the heuristics engine on every call otherwise, and on the first GPU run
+// (an H200) the cuDNN provider's LeNet-5 step took 4.4x ember's kernels' (2.9 ms
+// against 0.65 ms for six small convolutions), which that query is the suspect for.
 //
 // Precision: f32 runs with CUDNN_FMA_MATH (full fp32 like our kernels and the
 // cuBLAS provider; the default math would allow TF32 on Ampere and newer), so
@@ -23,8 +27,10 @@
 // stream order), so the memory report shows what cuDNN asked for.
 #include <cudnn.h>
 
+#include <array>
 #include <climits>
 #include <map>
+#include <tuple>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -48,9 +54,32 @@ namespace {
 
 // ---- handles ----
 
+// What a chosen algorithm is remembered by: the direction, the dtype and the geometry.
+struct ChoiceKey {
+  int direction;
+  DType dtype;
+  std::array<int64_t, 15> geometry;
+  bool operator<(const ChoiceKey& o) const {
+    return std::tie(direction, dtype, geometry) < std::tie(o.direction, o.dtype, o.geometry);
+  }
+};
+
+ChoiceKey choice_key(int direction, DType dtype, const Conv2dGeometry& g) {
+  return {direction, dtype, {g.batch, g.in_channels, g.in_h, g.in_w, g.out_channels, g.kernel_h, g.kernel_w, g.out_h,
+                             g.out_w, g.stride_h, g.stride_w, g.pad_h, g.pad_w, g.dilation_h, g.dilation_w}};
+}
+
+// A direction's algorithm as an int, the math type it runs with and its workspace.
+struct ChosenAlgorithm {
+  int algo;
+  cudnnMathType_t math;
+  size_t workspace_bytes;
+};
+
 struct CudnnContext {
-  std::mutex mutex;  // guards the handle's stream binding and its calls
+  std::mutex mutex;  // guards the handle's stream binding and its calls, and `chosen`
   cudnnHandle_t handle = nullptr;
+  std::map<ChoiceKey, ChosenAlgorithm> chosen;
 };
 
 std::unique_ptr<CudnnContext> create_context(const Device& device) {
@@ -194,6 +223,7 @@ struct ConvDescriptors {
 // ---- the three directions, as traits over one algorithm chooser ----
 
 struct Forward {
+  static constexpr ConvDirection kDirection = ConvDirection::forward;
   using Perf = cudnnConvolutionFwdAlgoPerf_t;
   using Algo = cudnnConvolutionFwdAlgo_t;
   static cudnnStatus_t max_count(cudnnHandle_t h, int* n) { return cudnnGetConvolutionForwardAlgorithmMaxCount(h, n); }
@@ -208,6 +238,7 @@ struct Forward {
 };
 
 struct BackwardData {
+  static constexpr ConvDirection kDirection = ConvDirection::backward_data;
   using Perf = cudnnConvolutionBwdDataAlgoPerf_t;
   using Algo = cudnnConvolutionBwdDataAlgo_t;
   static cudnnStatus_t max_count(cudnnHandle_t h, int* n) {
@@ -224,6 +255,7 @@ struct BackwardData {
 };
 
 struct BackwardFilter {
+  static constexpr ConvDirection kDirection = ConvDirection::backward_filter;
   using Perf = cudnnConvolutionBwdFilterAlgoPerf_t;
   using Algo = cudnnConvolutionBwdFilterAlgo_t;
   static cudnnStatus_t max_count(cudnnHandle_t h, int* n) {
@@ -245,9 +277,10 @@ struct Choice {
   size_t workspace_bytes;
 };
 
-// Leaves d.conv set to the chosen candidate's math type.
+// Ranks the candidates: the first that runs in a usable math type within the workspace cap.
+// Leaves d.conv set to its math type.
 template <class Direction>
-Choice<Direction> choose_algorithm(const ConvDescriptors& d, DType dtype, const Conv2dGeometry& g, const char* op) {
+ChosenAlgorithm rank_algorithms(const ConvDescriptors& d, DType dtype, const Conv2dGeometry& g, const char* op) {
   int max_count = 0;
   EMBER_CUDNN_CHECK(Direction::max_count(d.handle, &max_count));
   std::vector<typename Direction::Perf> perfs(static_cast<size_t>(max_count > 0 ? max_count : 1));
@@ -261,7 +294,7 @@ Choice<Direction> choose_algorithm(const ConvDescriptors& d, DType dtype, const 
     size_t bytes = 0;
     const cudnnStatus_t status = Direction::workspace(d, perf.algo, &bytes);
     if (status != CUDNN_STATUS_SUCCESS || bytes > kCudnnWorkspaceCapBytes) continue;
-    return {perf.algo, bytes};
+    return {static_cast<int>(perf.algo), math, bytes};
   }
   EMBER_THROW(op << " (cudnn): no algorithm for input [" << g.batch << ", " << g.in_channels << ", " << g.in_h << ", "
                  << g.in_w << "], weight [" << g.out_channels << ", " << g.in_channels << ", " << g.kernel_h << ", "
@@ -277,6 +310,21 @@ Tensor workspace_tensor(size_t bytes, const Device& device) {
 
 void* workspace_data(const Tensor& workspace) { return workspace.defined() ? workspace.data_ptr() : nullptr; }
 
+// The direction's algorithm for d's geometry, ranked on the first call and remembered in
+// `context` (whose mutex the caller holds); leaves d.conv set to its math type.
+template <class Direction>
+Choice<Direction> choose_algorithm(CudnnContext& context, const ConvDescriptors& d, DType dtype,
+                                   const Conv2dGeometry& g, const char* op) {
+  const ChoiceKey key = choice_key(static_cast<int>(Direction::kDirection), dtype, g);
+  auto it = context.chosen.find(key);
+  if (it == context.chosen.end()) {
+    it = context.chosen.emplace(key, rank_algorithms<Direction>(d, dtype, g, op)).first;
+  } else {
+    EMBER_CUDNN_CHECK(cudnnSetConvolutionMathType(d.conv.get(), it->second.math));
+  }
+  return {static_cast<typename Direction::Algo>(it->second.algo), it->second.workspace_bytes};
+}
+
 // Chooses the algorithm for one direction under the device's lock; when `execute`, allocates its
 // workspace and calls run(descriptors, choice, workspace pointer, scales), still under the lock.
 template <class Direction, class Run>
@@ -286,7 +334,7 @@ Choice<Direction> with_algorithm(const Device& device, DType dtype, const Conv2d
   std::lock_guard<std::mutex> lock(context.mutex);
   EMBER_CUDNN_CHECK(cudnnSetStream(context.handle, current_stream()));
   const ConvDescriptors d(context.handle, dtype, g, op);
-  const Choice<Direction> choice = choose_algorithm<Direction>(d, dtype, g, op);
+  const Choice<Direction> choice = choose_algorithm<Direction>(context, d, dtype, g, op);
   if (execute) {
     const Tensor workspace = workspace_tensor(choice.workspace_bytes, device);
     run(d, choice, workspace_data(workspace), Scales(dtype));

@@ -253,20 +253,19 @@ int64_t forward_f16_roundings(nn::Module& model) {
 
 // The gradients of `name`'s fp16 step as the trainer takes them (train/trainer.cpp): the f16
 // model's cross-entropy loss scaled by `scale`, backward, each f16 gradient unscaled in f32 (by
-// a power of 2: exact).
-std::vector<Tensor> fp16_gradients(const std::string& name, const Batch& b, double scale) {
+// a power of 2: exact), on the CPU.
+std::vector<Tensor> fp16_gradients(const std::string& name, const Batch& b, double scale, Device device) {
   manual_seed(3);
   auto model = models::make_model(name, Shape{1, 28, 28}, 10);
+  model->to(device);
   model->parameters_to(kFloat16);
-  mul(cross_entropy(model->forward(b.images.to(kFloat16)), b.labels), scale).backward();
+  mul(cross_entropy(model->forward(b.images.to(device).to(kFloat16)), b.labels.to(device)), scale).backward();
   std::vector<Tensor> grads;
-  for (const Tensor& p : model->parameters()) grads.push_back(mul(p.grad().to(kFloat32), 1.0 / scale));
+  for (const Tensor& p : model->parameters()) grads.push_back(mul(p.grad().to(kFloat32), 1.0 / scale).to(kCPU));
   return grads;
 }
 
-}  // namespace
-
-TEST_CASE("Trainer: fp16 trains every zoo model close to fp32", "[trainer]") {
+void expect_fp16_close_to_fp32(Device device) {
   // One SGD step (lr 0.05, momentum 0.9: the first step is p -= lr g) from the same weights in
   // fp32 and in fp16, checked in two parts.
   //   The step: the masters take the fp32 optimizer's step from the f16-rounded weights with the
@@ -282,33 +281,40 @@ TEST_CASE("Trainer: fp16 trains every zoo model close to fp32", "[trainer]") {
   //   rounding of each other decides the other way and moves a whole term (10 to 20% of the step
   //   in ResNet-20's early layers here), which no rounding bound covers.
   const Batch b = make_batch(8, 6);
+  const Tensor images = b.images.to(device), labels = b.labels.to(device);
   for (const std::string& name : models::model_names()) {
-    INFO(name);
+    INFO(name << " on " << device);
     std::shared_ptr<nn::Module> models[2];
     std::vector<Tensor> before, masters;  // the initial weights, the fp16 run's masters after its step
     double losses[2], scale = 0;
     for (int run = 0; run < 2; ++run) {
       manual_seed(3);
       models[run] = models::make_model(name, Shape{1, 28, 28}, 10);
+      models[run]->to(device);
       if (run == 0)
-        for (const Tensor& p : models[run]->parameters()) before.push_back(p.detach().clone());
+        for (const Tensor& p : models[run]->parameters()) before.push_back(p.detach().to(kCPU).clone());
       train::TrainerOptions o;
       o.precision = run == 0 ? train::Precision::fp32 : train::Precision::fp16;
       train::Trainer trainer(models[run], sgd(0.05), o);
-      const train::StepResult r = trainer.step(b.images, b.labels);
+      const train::StepResult r = trainer.step(images, labels);
       CHECK(r.stepped);
       losses[run] = r.loss;
-      if (run == 1) masters = trainer.optimizer().parameters(), scale = r.loss_scale;
+      if (run == 1) {
+        for (const Tensor& m : trainer.optimizer().parameters()) masters.push_back(m.to(kCPU));
+        scale = r.loss_scale;
+      }
     }
     double largest_logit = 0;
     {
       NoGradGuard no_grad;
-      largest_logit = max(abs(models[0]->forward(b.images))).item<double>();
+      largest_logit = max(abs(models[0]->forward(images))).item<double>();
     }
     CHECK(std::fabs(losses[1] - losses[0]) <=
           2 * test::gamma(forward_f16_roundings(*models[1]), kFloat16) * largest_logit);
 
-    const std::vector<Tensor> grads = fp16_gradients(name, b, scale), p16 = models[1]->parameters();
+    const std::vector<Tensor> grads = fp16_gradients(name, b, scale, device);
+    std::vector<Tensor> p16;
+    for (const Tensor& p : models[1]->parameters()) p16.push_back(p.to(kCPU));
     REQUIRE(masters.size() == p16.size());
     REQUIRE(grads.size() == p16.size());
     for (size_t i = 0; i < p16.size(); ++i) {
@@ -321,6 +327,13 @@ TEST_CASE("Trainer: fp16 trains every zoo model close to fp32", "[trainer]") {
                           what + ": the master after one SGD step");
     }
   }
+}
+
+}  // namespace
+
+TEST_CASE("Trainer: fp16 trains every zoo model close to fp32", "[trainer]") { expect_fp16_close_to_fp32(kCPU); }
+EMBER_CUDA_TEST_CASE("Trainer: fp16 trains every zoo model close to fp32 on cuda", "[trainer]") {
+  expect_fp16_close_to_fp32(kCUDA);
 }
 
 namespace {

@@ -70,11 +70,11 @@ if [ "$mode" = main ]; then
   build_targets=(ember_tests ember_cli ember_data_parallel_tests)
   plan_step env               5  15 step_env
   plan_step configure        10  40 step_configure
-  plan_step build            80 110 step_build
-  plan_step cuda-tests       35  80 step_cuda_tests
+  plan_step build            80 100 step_build
+  plan_step cuda-tests       35  70 step_cuda_tests
   plan_step vendor-contract  35  60 step_vendor_contract
   plan_step sanitizer        45  75 step_sanitizer
-  plan_step bench-train      15  40 step_bench_train
+  plan_step bench-train      35  70 step_bench_train
   run_plan "gpu-check (main)"
 else
   source "$parts/peer-steps.sh"

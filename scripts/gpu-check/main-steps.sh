@@ -101,25 +101,40 @@ images_per_s() { grep -o '"images_per_s":[0-9.]*' <<<"$1" | tail -1 | cut -d: -f
 # ratio A B: " (ours/vendor 0.84x)" when both are numbers.
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0 && b > 0) printf " (ours/vendor %.2fx)", a / b }'; }
 
+# median V...: the middle value (the mean of the two middle ones for an even count); "" for none.
+median() {
+  printf '%s\n' "$@" | grep -E '^[0-9.]+$' | sort -g |
+    awk '{ v[NR] = $1 } END { if (NR) printf "%.1f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# Ember's kernels and cuBLAS/cuDNN in turn, per model, bench_rounds times (the GPU drifts from run
+# to run as the CPU does: interleaved rounds, medians).
+bench_rounds=3
 step_bench_train() {
-  local model t0 out rc=0 device=cuda steps=100 warmup=10
-  local -A rate
-  if [ "$have_gpu" -eq 0 ]; then device=cpu steps=1 warmup=0; fi  # dry run: proves the flags
+  local model round out rc=0 device=cuda steps=100 warmup=10 rounds=$bench_rounds gemm_conv
+  local -A rates
+  if [ "$have_gpu" -eq 0 ]; then device=cpu steps=1 warmup=0 rounds=1; fi  # dry run: proves the flags
   for model in "${bench_models[@]}"; do
-    t0=$SECONDS
-    for gemm_conv in custom/custom cublas/cudnn; do
-      echo "-- $model, EMBER_GEMM=${gemm_conv%/*} EMBER_CONV=${gemm_conv#*/}" >>"$log"
-      out=$(EMBER_GEMM=${gemm_conv%/*} EMBER_CONV=${gemm_conv#*/} capped_at_most 20 "$build/apps/ember" \
-        bench-train --device "$device" --model "$model" --batch 64 --steps "$steps" --warmup "$warmup" --json 2>&1) || rc=$?
-      echo "$out" >>"$log"
-      rate[$gemm_conv]=$(images_per_s "$out")
+    local t0=$SECONDS
+    for ((round = 1; round <= rounds; ++round)); do
+      for gemm_conv in custom/custom cublas/cudnn; do
+        echo "-- $model, round $round, EMBER_GEMM=${gemm_conv%/*} EMBER_CONV=${gemm_conv#*/}" >>"$log"
+        out=$(EMBER_GEMM=${gemm_conv%/*} EMBER_CONV=${gemm_conv#*/} capped_at_most 20 "$build/apps/ember" \
+          bench-train --device "$device" --model "$model" --batch 64 --steps "$steps" --warmup "$warmup" --json 2>&1) || rc=$?
+        echo "$out" >>"$log"
+        rates[$gemm_conv]+=" $(images_per_s "$out")"
+      done
     done
     if [ "$have_gpu" -eq 1 ]; then
-      detail_row "$model" "ember kernels ${rate[custom/custom]:-?} img/s, cuBLAS/cuDNN ${rate[cublas/cudnn]:-?} img/s$(
-        ratio "${rate[custom/custom]}" "${rate[cublas/cudnn]}")" $((SECONDS - t0))
+      local ours vendor
+      # shellcheck disable=SC2086  # the rates are words
+      ours=$(median ${rates[custom/custom]}) vendor=$(median ${rates[cublas/cudnn]})
+      detail_row "$model" "ember kernels ${ours:-?} img/s, cuBLAS/cuDNN ${vendor:-?} img/s$(ratio "$ours" "$vendor"), medians of $rounds" \
+        $((SECONDS - t0))
     fi
+    rates=()
   done
-  RESULT="${#bench_models[@]} models, batch 64, $steps steps after $warmup on $device"
+  RESULT="${#bench_models[@]} models, batch 64, $steps steps after $warmup on $device, $rounds interleaved rounds"
   [ "$have_gpu" -eq 1 ] || RESULT="dry run: each model's two command lines ran 1 step on the CPU"
   return "$rc"
 }

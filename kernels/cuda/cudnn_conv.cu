@@ -30,9 +30,9 @@
 #include <array>
 #include <climits>
 #include <map>
-#include <tuple>
 #include <memory>
 #include <mutex>
+#include <tuple>
 #include <vector>
 
 #include "core/cuda_runtime.h"

@@ -1,6 +1,6 @@
 // train::checkpoint and checkpoint_sequential: the same loss, gradients and BatchNorm
-// running statistics as without (bitwise: the recompute runs the same CPU kernels on the
-// same inputs), the PyTorch non-reentrant semantics, and the memory it saves.
+// running statistics as without (bitwise: the recompute runs the same kernels on the same
+// inputs, on the CPU and on a GPU), the PyTorch non-reentrant semantics, and the memory it saves.
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -25,6 +25,7 @@
 #include "models/sequential.h"
 #include "models/zoo.h"
 #include "tests/support/expect.h"
+#include "tests/support/gpu_test_case.h"
 #include "train/checkpoint.h"
 #include "train/checkpoint_sequential.h"
 
@@ -62,19 +63,22 @@ struct StepOutcome {
   GeneratorState rng_after;
 };
 
-// One forward and backward; bounds empty: no checkpointing.
-StepOutcome run_step(const std::string& name, const std::vector<int64_t>& bounds, int64_t batch = 6) {
+// One forward and backward on `device`, the outcome on the CPU; bounds empty: no checkpointing.
+StepOutcome run_step(const std::string& name, const std::vector<int64_t>& bounds, Device device = kCPU,
+                     int64_t batch = 6) {
   manual_seed(11);
-  const Tensor images = randn({batch, 1, 28, 28});
-  const Tensor labels = rand({batch}, {}, 0.0, 10.0).to(kInt64);
+  const Tensor images = randn({batch, 1, 28, 28}).to(device);
+  const Tensor labels = rand({batch}, {}, 0.0, 10.0).to(kInt64).to(device);
   manual_seed(3);
   auto net = make_net(name);
+  net->to(device);
   const Tensor logits = bounds.empty() ? net->forward(images) : train::checkpoint_sequential(*net, bounds, images);
   StepOutcome out;
-  out.loss = cross_entropy(logits, labels);
-  out.loss.backward();
-  for (const Tensor& p : net->parameters()) out.grads.push_back(p.grad());
-  for (const Tensor& b : net->buffers()) out.buffers.push_back(b);
+  const Tensor loss = cross_entropy(logits, labels);
+  loss.backward();
+  out.loss = loss.to(kCPU);
+  for (const Tensor& p : net->parameters()) out.grads.push_back(p.grad().to(kCPU));
+  for (const Tensor& b : net->buffers()) out.buffers.push_back(b.to(kCPU));
   out.rng_after = generator_state();
   return out;
 }
@@ -103,20 +107,32 @@ class PhaseRecorder : public AllocationObserver {
 
 }  // namespace
 
-TEST_CASE("checkpoint_sequential: every zoo model's step is bitwise the same as without", "[checkpoint]") {
+namespace {
+
+void expect_zoo_checkpointing_bitwise(Device device) {
   for (const std::string name : {"mlp", "lenet5", "convnet", "resnet20", "bn-dropout-net"}) {
-    const StepOutcome plain = run_step(name, {});
+    const StepOutcome plain = run_step(name, {}, device);
     const auto layers = static_cast<int64_t>(make_net(name)->size());
     for (int64_t segments : {int64_t{2}, static_cast<int64_t>(std::ceil(std::sqrt(static_cast<double>(layers)))), layers}) {
-      INFO(name << " with " << segments << " segments of " << layers << " layers");
-      expect_same_step(run_step(name, train::equal_segment_bounds(layers, segments)), plain,
+      INFO(name << " with " << segments << " segments of " << layers << " layers on " << device);
+      expect_same_step(run_step(name, train::equal_segment_bounds(layers, segments), device), plain,
                        name + " / " + std::to_string(segments));
     }
     manual_seed(11);
     const Tensor sample = randn({4, 1, 28, 28});
     const std::vector<int64_t> balanced = train::balanced_segment_bounds(*make_net(name), 3, sample);
-    expect_same_step(run_step(name, balanced), plain, name + " balanced");
+    expect_same_step(run_step(name, balanced, device), plain, name + " balanced");
   }
+}
+
+}  // namespace
+
+TEST_CASE("checkpoint_sequential: every zoo model's step is bitwise the same as without", "[checkpoint]") {
+  expect_zoo_checkpointing_bitwise(kCPU);
+}
+EMBER_CUDA_TEST_CASE("checkpoint_sequential: every zoo model's step is bitwise the same as without on cuda",
+                     "[checkpoint]") {
+  expect_zoo_checkpointing_bitwise(kCUDA);
 }
 
 TEST_CASE("checkpoint: dropout draws the same mask in the recompute, and the generator ends where it would",

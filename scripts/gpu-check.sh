@@ -5,13 +5,15 @@
 # table (step | result | time s | plan | cap) last; docs/gpu.md has the steps and measured times.
 #
 #   scripts/gpu-check.sh --prepare   HERE: copies the third-party headers and libraries the
-#                                    build needs into .device-carry/ (git-ignored, ~10 MiB)
+#                                    build needs, and Fashion-MNIST, into .device-carry/
+#                                    (git-ignored, ~40 MiB)
 #   scripts/gpu-check.sh --dry-run   HERE, as root: both checks below without a GPU, in a fresh
 #                                    build folder, with the system's copies of the carried
 #                                    packages hidden: proves the carry is complete, times each step
 #   scripts/gpu-check.sh             THERE, the main check: build ember_tests and ember, every
 #                                    [cuda] test case, the cuBLAS/cuDNN op contract,
-#                                    compute-sanitizer on a few cases, bench-train per model
+#                                    compute-sanitizer on a few cases, one epoch of LeNet-5 and
+#                                    ConvNet, bench-train per model
 #       run(command="scripts/gpu-check.sh", carry=[".device-carry"], timeout_s=480)
 #   scripts/gpu-check.sh --peers     THERE, optional: ember against PyTorch per model, the GEMM
 #                                    benchmark against cuBLAS, the CPU test suite
@@ -69,12 +71,13 @@ if [ "$mode" = main ]; then
   source "$parts/main-steps.sh"
   build_targets=(ember_tests ember_cli ember_data_parallel_tests)
   plan_step env               5  15 step_env
-  plan_step configure        10  40 step_configure
+  plan_step configure        10  30 step_configure
   plan_step build            80 100 step_build
   plan_step cuda-tests       35  70 step_cuda_tests
-  plan_step vendor-contract  35  60 step_vendor_contract
-  plan_step sanitizer        45  75 step_sanitizer
-  plan_step bench-train      35  70 step_bench_train
+  plan_step vendor-contract  35  50 step_vendor_contract
+  plan_step sanitizer        45  70 step_sanitizer
+  plan_step train            15  40 step_train
+  plan_step bench-train      35  60 step_bench_train
   run_plan "gpu-check (main)"
 else
   source "$parts/peer-steps.sh"

@@ -6,7 +6,8 @@
 carry_files=(MANIFEST include/eigen3/Eigen/Core include/catch2/catch.hpp include/CLI/CLI.hpp
              include/nlohmann/json.hpp include/benchmark/benchmark.h include/zlib.h
              cmake/Catch.cmake cmake/CatchAddTests.cmake
-             lib/x86_64-linux-gnu/cmake/benchmark/benchmarkConfig.cmake lib/x86_64-linux-gnu/libz.a)
+             lib/x86_64-linux-gnu/cmake/benchmark/benchmarkConfig.cmake lib/x86_64-linux-gnu/libz.a
+             fashion-mnist/train-images-idx3-ubyte.gz fashion-mnist/t10k-labels-idx1-ubyte.gz)
 # The cache entries that must point into the carry once configure has run (and cuDNN's into
 # the env step's cudnn_root: headers and library from one place).
 carried_cache_entries=(EIGEN3_INCLUDE_DIR CATCH2_INCLUDE_DIR CLI11_INCLUDE_DIR NLOHMANN_INCLUDE_DIR

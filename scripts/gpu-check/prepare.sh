@@ -6,6 +6,7 @@
 # (headers, libz.a). Not OpenBLAS: Debian's libopenblas.a needs libgfortran, so the GPU build
 # uses Eigen's own GEMM (EMBER_USE_BLAS=OFF; CPU speed does not matter there). Not cuDNN: the
 # env step finds it on the GPU machine (the CUDA toolkit, or PyTorch's nvidia/cudnn package).
+# And Fashion-MNIST (Debian's dataset-fashion-mnist, 30 MiB), which the train step trains on.
 
 prepare() {
   local multiarch=lib/x86_64-linux-gnu so
@@ -25,9 +26,11 @@ prepare() {
   cp "$so" "$carry/$multiarch/$(objdump -p "$so" | awk '/SONAME/ {print $2}')"
   cp "$so" "$carry/$multiarch/libbenchmark.so"
   cp /usr/$multiarch/libbenchmark_main.a /usr/$multiarch/libz.a "$carry/$multiarch/"
+  mkdir -p "$carry/fashion-mnist"
+  cp -L /usr/share/datasets/fashion-mnist/*-ubyte.gz "$carry/fashion-mnist/"
   {
     echo "prepared $(date -u +%FT%TZ) by scripts/gpu-check.sh --prepare"
-    dpkg-query -W libeigen3-dev catch2 libcli11-dev nlohmann-json3-dev libbenchmark-dev zlib1g-dev
+    dpkg-query -W libeigen3-dev catch2 libcli11-dev nlohmann-json3-dev libbenchmark-dev zlib1g-dev dataset-fashion-mnist
   } >"$carry/MANIFEST"
   set +e
 
@@ -37,9 +40,9 @@ prepare() {
   carry_kb=$(du -s -k "$carry" | cut -f1)
   echo "gpu-check: carry ready in $carry: ${carry_kb} KiB"
   echo "gpu-check: the call sends ${tree_kb} KiB of working tree + ${carry_kb} KiB of carry" \
-    "= $(((tree_kb + carry_kb) / 1024)) MiB (the device tool's limit: 64 MiB; ours: 48)"
-  if [ $((tree_kb + carry_kb)) -gt $((48 * 1024)) ]; then
-    echo "gpu-check: over 48 MiB: look for large untracked files" >&2
+    "= $(((tree_kb + carry_kb) / 1024)) MiB (the device tool's limit: 64 MiB; ours: 56)"
+  if [ $((tree_kb + carry_kb)) -gt $((56 * 1024)) ]; then
+    echo "gpu-check: over 56 MiB: look for large untracked files" >&2
     return 1
   fi
   echo "gpu-check: next, here: scripts/gpu-check.sh --dry-run; there:" \

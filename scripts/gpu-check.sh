@@ -85,8 +85,8 @@ else
   plan_step env               10  20 step_peers_env
   plan_step configure          5  30 step_configure
   plan_step build             50 100 step_build
-  plan_step train-vs-pytorch 100 140 step_train_vs_pytorch
-  plan_step bench-matmul      25  45 step_bench_matmul
-  plan_step cpu-tests         70 100 step_cpu_tests
+  plan_step train-vs-pytorch 100 130 step_train_vs_pytorch
+  plan_step bench-matmul      35  60 step_bench_matmul
+  plan_step cpu-tests         70  95 step_cpu_tests
   run_plan "gpu-check --peers"
 fi

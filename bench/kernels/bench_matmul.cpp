@@ -2,7 +2,9 @@
 //   - CPU (kernels/cpu/gemm.h: ember's GEMM, or OpenBLAS under EMBER_CPU_GEMM=openblas) at each
 //     requested OpenMP thread count, n = 256..2048 (4096 on request: seconds per product on 2 cores);
 //   - GPU, when one is present: ours (GemmProvider::custom) and cuBLAS interleaved
-//     in the same iterations, n = 256..4096.
+//     in the same iterations, n = 256..4096; and each step of the CUDA SGEMM ladder
+//     (bench/kernels/gemm_ladder_cuda.h) against cuBLAS, n = 1024..4096 (naive to 2048), each
+//     step's product first checked against cuBLAS's within the fp32 rounding bound.
 // Counters: GFLOPS (2 n^3 flops per product, per second), peak_frac (of the fp32 peak: on the CPU
 // measured at start on as many threads, kernels/cpu/fp32_peak.h, unless EMBER_CPU_PEAK_GFLOPS says),
 // and on the GPU cublas_GFLOPS, cublas_peak_frac and ours/cublas (throughput ratio:
@@ -22,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "autograd/ops.h"
 #include "bench/kernels/bench_harness.h"
 #include "core/cuda_runtime.h"
 #include "core/error.h"
@@ -30,6 +33,9 @@
 #include "kernels/factories.h"
 #include "kernels/ops.h"
 #include "kernels/providers.h"
+#ifdef EMBER_HAVE_CUDA
+#include "bench/kernels/gemm_ladder_cuda.h"
+#endif
 
 namespace {
 
@@ -143,6 +149,75 @@ void bench_gpu(benchmark::State& state, double peak_gflops) {
   state.SetLabel(ember::cuda::device_name(0) + " peak=" + std::to_string(static_cast<int>(peak_gflops)) + "GFLOPS");
 }
 
+#ifdef EMBER_HAVE_CUDA
+const std::vector<int64_t> kLadderSizes = {1024, 2048, 4096};
+constexpr int64_t kNaiveMaxSize = 2048;  // the naive step takes ~0.1 s a product at 4096
+
+// Throws unless every element of `c` lies within the fp32 bound of cuBLAS's product: both sum n
+// products in some order, each within gamma(n) |A| |B| of the exact one (Higham 3.5), so within
+// twice that of each other; |A| |B| comes from cuBLAS too, on the absolute values.
+void check_ladder_step(const LadderStep& step, const Tensor& c, const Tensor& reference, const Tensor& magnitude) {
+  const std::vector<float> got = c.to(ember::kCPU).to_vector<float>();
+  const std::vector<float> want = reference.to(ember::kCPU).to_vector<float>();
+  const std::vector<float> size = magnitude.to(ember::kCPU).to_vector<float>();
+  const int64_t n = c.size(0);
+  const double u = std::ldexp(1.0, -24), gamma = static_cast<double>(n) * u / (1.0 - static_cast<double>(n) * u);
+  size_t worst = 0;
+  double worst_share = -1.0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double bound = 2.0 * gamma * static_cast<double>(size[i]) * 1.01;  // 1%: the bound's own f32 rounding
+    const double share = std::fabs(static_cast<double>(got[i]) - want[i]) / bound;
+    if (!(share <= worst_share)) worst = i, worst_share = share;  // NaN lands here too
+  }
+  EMBER_CHECK(worst_share <= 1.0, "gemm ladder " << step.name << " at n = " << n << ": element (" << worst / n << ", "
+                                                << worst % n << ") is " << got[worst] << ", cuBLAS " << want[worst]
+                                                << ": " << worst_share << " times the rounding bound");
+}
+
+// Seconds for `reps` products of one ladder step, between two synchronisations.
+double time_ladder_products(const LadderStep& step, const Tensor& a, const Tensor& b, const Tensor& c, int reps) {
+  ember::cuda::synchronize();
+  const Stopwatch watch;
+  for (int r = 0; r < reps; ++r) step.launch(a.size(0), a.data<float>(), b.data<float>(), c.data<float>());
+  ember::cuda::synchronize();
+  return watch.seconds();
+}
+
+void bench_ladder(benchmark::State& state, const LadderStep& step, double peak_gflops) {
+  if (!ember::cuda::is_available()) {
+    state.SkipWithError("no GPU on this machine");
+    return;
+  }
+  const int64_t n = state.range(0);
+  const double flops = flops_of(n);
+  const int reps = static_cast<int>(std::clamp(kGpuFlopsPerRegion / flops, 1.0, 256.0));
+  const Tensor a = ember::randn({n, n}).to(ember::kCUDA);
+  const Tensor b = ember::randn({n, n}).to(ember::kCUDA);
+  // NaN first: an element the step never writes fails the check.
+  const Tensor c = ember::full({n, n}, std::nan(""), ember::TensorOptions().device(ember::kCUDA));
+  const GemmProvider previous = ember::kernels::gemm_provider();
+  try {
+    ember::kernels::set_gemm_provider(GemmProvider::cublas);
+    const Tensor reference = ember::kernels::matmul(a, b, false, false);
+    const Tensor magnitude = ember::kernels::matmul(ember::abs(a), ember::abs(b), false, false);
+    time_ladder_products(step, a, b, c, 1);  // also the warm-up
+    check_ladder_step(step, c, reference, magnitude);
+    time_gpu_products(a, b, GemmProvider::cublas, 1);
+  } catch (const ember::Error& e) {
+    ember::kernels::set_gemm_provider(previous);
+    state.SkipWithError(e.what());
+    return;
+  }
+  const Timings t = time_interleaved(
+      state, [&] { return time_ladder_products(step, a, b, c, reps) / reps; },
+      [&] { return time_gpu_products(a, b, GemmProvider::cublas, reps) / reps; });
+  ember::kernels::set_gemm_provider(previous);
+  set_flop_counters(state, flops, t.ours_s, peak_gflops);
+  set_peer_counters(state, "cublas", flops, t, peak_gflops);
+  state.SetLabel(ember::cuda::device_name(0) + " peak=" + std::to_string(static_cast<int>(peak_gflops)) + "GFLOPS");
+}
+#endif
+
 void register_benchmarks(const Options& o) {
   for (int threads : o.threads) {
     auto* bm = register_benchmark(
@@ -160,6 +235,15 @@ void register_benchmarks(const Options& o) {
       "matmul_cuda_f32/ours_vs_cublas", [peak = o.gpu_peak_gflops](benchmark::State& s) { bench_gpu(s, peak); },
       benchmark::kMicrosecond);
   for (int64_t n : kSizes) gpu->Arg(n);
+#ifdef EMBER_HAVE_CUDA
+  for (const LadderStep& step : ladder_steps()) {
+    auto* bm = register_benchmark(
+        std::string("matmul_cuda_f32/ladder:") + step.name,
+        [&step, peak = o.gpu_peak_gflops](benchmark::State& s) { bench_ladder(s, step, peak); }, benchmark::kMicrosecond);
+    for (int64_t n : kLadderSizes)
+      if (step.supports(n) && (n <= kNaiveMaxSize || step.multiple > 1)) bm->Arg(n);
+  }
+#endif
 }
 
 }  // namespace

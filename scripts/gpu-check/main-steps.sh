@@ -1,8 +1,8 @@
 # The GPU steps of the main check of scripts/gpu-check.sh (sourced): every [cuda] test case,
 # the cuBLAS/cuDNN op contract, compute-sanitizer on a small subset, one epoch of LeNet-5 and
 # ConvNet on Fashion-MNIST, and one bench-train line per model with ember's kernels against
-# cuBLAS/cuDNN. Without a GPU (a dry run) each step
-# only lists what it would run, or runs it on the CPU, to prove its command line.
+# cuBLAS/cuDNN. Without a GPU (a dry run) each step only lists what it would run, or runs it
+# on the CPU, to prove its command line.
 
 # Test cases are chosen by tag and by the name the op contract's macro gives its cases
 # (tests/ops/test_op_contract.cpp), never by a list of names, so new [cuda] cases join in.
@@ -101,7 +101,7 @@ step_sanitizer() {
 # docs/results.md; a broken kernel ends near 10%).
 train_models=(lenet5:0.85 convnet:0.89)
 step_train() {
-  local entry model floor out rc=0 json_value
+  local entry model floor out rc=0
   json_value() { grep -o "\"$1\": *[0-9.e+-]*" <<<"$out" | tail -1 | sed 's/.*: *//'; }
   if [ "$have_gpu" -eq 0 ]; then
     RESULT="dry run: would train ${train_models[*]%%:*} for one epoch on cuda from $carry/fashion-mnist"

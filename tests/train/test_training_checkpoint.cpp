@@ -14,6 +14,7 @@
 #include "optim/sgd.h"
 #include "tests/data/temp_dir.h"
 #include "tests/support/expect.h"
+#include "tests/support/gpu_test_case.h"
 #include "train/trainer.h"
 #include "train/training_checkpoint.h"
 #include "train/weights_file.h"
@@ -40,35 +41,36 @@ train::OptimizerFactory factory(const std::string& name) {
 }
 
 std::unique_ptr<train::Trainer> make_trainer(const std::string& model, const std::string& optimizer,
-                                             train::Precision precision, uint64_t init_seed) {
+                                             train::Precision precision, uint64_t init_seed, Device device = kCPU) {
   manual_seed(init_seed);
   train::TrainerOptions o;
   o.precision = precision;
-  return std::make_unique<train::Trainer>(models::make_model(model, Shape{1, 28, 28}, 10), factory(optimizer), o);
+  auto net = models::make_model(model, Shape{1, 28, 28}, 10);
+  net->to(device);
+  return std::make_unique<train::Trainer>(net, factory(optimizer), o);
 }
 
-}  // namespace
-
-TEST_CASE("training checkpoint: a rebuilt Trainer continues bit for bit", "[trainer]") {
+void expect_resume_bitwise(Device device) {
   struct Case {
     const char* model;
     const char* optimizer;
     train::Precision precision;
   };
   for (const Case c : {Case{"lenet5", "sgd", train::Precision::fp32}, Case{"convnet", "adam", train::Precision::fp16}}) {
-    INFO(c.model << " " << c.optimizer << " " << train::precision_name(c.precision));
+    INFO(c.model << " " << c.optimizer << " " << train::precision_name(c.precision) << " on " << device);
     test::TempDir dir;
     const std::string path = dir.file("run.ckpt");
-    auto original = make_trainer(c.model, c.optimizer, c.precision, 1);
-    for (uint64_t s = 0; s < 2; ++s) {
+    const auto step = [device](train::Trainer& trainer, uint64_t s) {
       const Batch b = make_batch(8, 10 + s);
-      original->step(b.images, b.labels);
-    }
+      return trainer.step(b.images.to(device), b.labels.to(device)).loss;
+    };
+    auto original = make_trainer(c.model, c.optimizer, c.precision, 1, device);
+    for (uint64_t s = 0; s < 2; ++s) step(*original, s);
     manual_seed(99);  // the generator state the checkpoint must restore
     train::save_training_checkpoint(path, *original, {0, 2, 4.5, 3, 16}, {{"model", c.model}});
     const GeneratorState saved_generator = generator_state();
 
-    auto resumed = make_trainer(c.model, c.optimizer, c.precision, 2);  // other initial weights
+    auto resumed = make_trainer(c.model, c.optimizer, c.precision, 2, device);  // other initial weights
     const train::TrainingCheckpoint checkpoint = train::read_training_checkpoint(path);
     CHECK(checkpoint.position.batch == 2);
     CHECK(checkpoint.position.loss_sum == 4.5);
@@ -82,19 +84,25 @@ TEST_CASE("training checkpoint: a rebuilt Trainer continues bit for bit", "[trai
     CHECK(resumed->loss_scale() == original->loss_scale());
 
     for (uint64_t s = 2; s < 4; ++s) {
-      const Batch b = make_batch(8, 10 + s);
-      const double a = original->step(b.images, b.labels).loss;
-      CHECK(resumed->step(b.images, b.labels).loss == a);
+      const double a = step(*original, s);
+      CHECK(step(*resumed, s) == a);
     }
     const std::vector<Tensor> pa = original->model().parameters(), pb = resumed->model().parameters();
-    for (size_t i = 0; i < pa.size(); ++i) test::expect_close(pb[i], pa[i], 0.0, "parameter after resume");
+    for (size_t i = 0; i < pa.size(); ++i) test::expect_close(pb[i].to(kCPU), pa[i].to(kCPU), 0.0, "parameter after resume");
     const std::vector<Tensor> ba = original->model().buffers(), bb = resumed->model().buffers();
-    for (size_t i = 0; i < ba.size(); ++i) test::expect_close(bb[i], ba[i], 0.0, "buffer after resume");
+    for (size_t i = 0; i < ba.size(); ++i) test::expect_close(bb[i].to(kCPU), ba[i].to(kCPU), 0.0, "buffer after resume");
 
     // The weights inside read as plain weights.
     auto plain = models::make_model(c.model, Shape{1, 28, 28}, 10);
     train::load_weights(path, *plain);
   }
+}
+
+}  // namespace
+
+TEST_CASE("training checkpoint: a rebuilt Trainer continues bit for bit", "[trainer]") { expect_resume_bitwise(kCPU); }
+EMBER_CUDA_TEST_CASE("training checkpoint: a rebuilt Trainer on cuda continues bit for bit", "[trainer]") {
+  expect_resume_bitwise(kCUDA);
 }
 
 TEST_CASE("training checkpoint: a weights file or a bad field is named", "[trainer]") {

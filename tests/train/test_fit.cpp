@@ -17,6 +17,7 @@
 #include "optim/sgd.h"
 #include "tests/data/temp_dir.h"
 #include "tests/support/expect.h"
+#include "tests/support/gpu_test_case.h"
 #include "train/fit.h"
 
 using namespace ember;
@@ -36,9 +37,10 @@ std::shared_ptr<const data::SampleDataset> regression_points(int64_t n) {
 }
 
 // A small network of the test's own, trained with mean squared error.
-std::unique_ptr<train::Trainer> regression_trainer(uint64_t seed) {
+std::unique_ptr<train::Trainer> regression_trainer(uint64_t seed, Device device = kCPU) {
   manual_seed(seed);
   auto model = std::make_shared<nn::Sequential>(nn::Linear(3, 16), nn::ReLU(), nn::Linear(16, 1));
+  model->to(device);
   train::TrainerOptions o;
   o.loss = [](const Tensor& y, const Tensor& t) { return mse_loss(y, t); };
   return std::make_unique<train::Trainer>(
@@ -49,14 +51,14 @@ std::unique_ptr<train::Trainer> regression_trainer(uint64_t seed) {
       o);
 }
 
-data::DataLoaderOptions loader_options(bool shuffle) {
-  return data::DataLoaderOptions().batch_size(16).shuffle(shuffle).seed(3);
+data::DataLoaderOptions loader_options(bool shuffle, Device device = kCPU) {
+  return data::DataLoaderOptions().batch_size(16).shuffle(shuffle).seed(3).device(device);
 }
 
 // Every tensor of a state_dict as its bytes, for a bit-for-bit comparison.
 std::vector<std::vector<float>> values_of(const train::Trainer& trainer) {
   std::vector<std::vector<float>> out;
-  for (const auto& [name, t] : trainer.state_dict()) out.push_back(t.to(DType::f32).to_vector<float>());
+  for (const auto& [name, t] : trainer.state_dict()) out.push_back(t.to(kCPU).to(DType::f32).to_vector<float>());
   return out;
 }
 
@@ -91,24 +93,26 @@ TEST_CASE("train::fit fits a regression of the caller's own model and loss, and 
   CHECK(train::evaluate(trainer->model(), eval_loader, trainer->options().loss).loss == r.final_eval->loss);
 }
 
-TEST_CASE("train::fit resumed from a checkpoint ends with the bytes of the run that never stopped", "[fit]") {
+namespace {
+
+void expect_fit_resume_bitwise(Device device) {
   test::TempDir dir;
   const auto points = regression_points(96);
   train::FitOptions o;
   o.epochs = 3;
   o.identity = {{"model", "two layers"}, {"batch", "16"}};
   // The uninterrupted run.
-  auto whole = regression_trainer(5);
+  auto whole = regression_trainer(5, device);
   {
-    data::DataLoader loader(points, loader_options(true));
+    data::DataLoader loader(points, loader_options(true, device));
     train::fit(*whole, loader, nullptr, o);
   }
   // A run stopped in its second epoch, after a checkpoint every 4 steps.
   o.save = dir.file("run.ckpt");
   o.save_every = 4;
   {
-    auto stopped = regression_trainer(5);
-    data::DataLoader loader(points, loader_options(true));
+    auto stopped = regression_trainer(5, device);
+    data::DataLoader loader(points, loader_options(true, device));
     train::FitCallbacks c;
     c.on_step = [&](const train::StepProgress& p) {
       if (p.epoch == 2 && p.samples_done == 5 * 16) throw std::runtime_error("killed");
@@ -116,17 +120,27 @@ TEST_CASE("train::fit resumed from a checkpoint ends with the bytes of the run t
     CHECK_THROWS_WITH(train::fit(*stopped, loader, nullptr, o, c), "killed");
   }
   // A new process, as it were: the same trainer built afresh, resumed.
-  auto resumed = regression_trainer(77);  // its initial weights do not matter: the checkpoint replaces them
+  auto resumed = regression_trainer(77, device);  // its initial weights do not matter: the checkpoint replaces them
   o.resume = o.save;
-  data::DataLoader loader(points, loader_options(true));
+  data::DataLoader loader(points, loader_options(true, device));
   const train::FitResult r = train::fit(*resumed, loader, nullptr, o);
   CHECK(r.start_epoch == 1);
   CHECK(r.first_step == 8);  // 6 steps an epoch; the last checkpoint was every 4 steps' at step 8
   CHECK(values_of(*resumed) == values_of(*whole));
   // A different run refuses the checkpoint, naming the option.
   o.identity["batch"] = "32";
-  expect_error_contains([&] { train::fit(*regression_trainer(5), loader, nullptr, o); },
+  expect_error_contains([&] { train::fit(*regression_trainer(5, device), loader, nullptr, o); },
                         {"run.ckpt", "saved with batch = 16", "this one has batch = 32"});
+}
+
+}  // namespace
+
+TEST_CASE("train::fit resumed from a checkpoint ends with the bytes of the run that never stopped", "[fit]") {
+  expect_fit_resume_bitwise(kCPU);
+}
+EMBER_CUDA_TEST_CASE("train::fit resumed on cuda from a checkpoint ends with the bytes of the run that never stopped",
+                     "[fit]") {
+  expect_fit_resume_bitwise(kCUDA);
 }
 
 TEST_CASE("FitOptions: a bad value fails before training, naming the field", "[fit]") {

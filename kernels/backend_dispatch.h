@@ -49,7 +49,8 @@ R skipped_result() {
                          : EMBER_BACKEND_CALL(device, fn, __VA_ARGS__))
 // For the backend functions that allocate scratch of their own (CPU convolution and f16
 // matmul): they run in a shape-only run too, allocate their scratch and return before the
-// math, so a plan sees the scratch. CUDA's scratch is not simulated: no GPU call is made.
+// math, so a plan sees the scratch. No CUDA call is made in one: the entry point allocates what
+// the CUDA backend would (the convolution's, kernels/conv_scratch_cuda.h).
 #define EMBER_BACKEND_WITH_SCRATCH(device, fn, ...)                                              \
   ((::ember::simulating() && (device).is_cuda()) ? skipped_result<decltype(cpu::fn(__VA_ARGS__))>() \
                                                   : EMBER_BACKEND_CALL(device, fn, __VA_ARGS__))

@@ -5,6 +5,7 @@
 #include "core/cuda_runtime.h"
 #include "kernels/backend_dispatch.h"
 #include "kernels/checks.h"
+#include "kernels/conv_scratch_cuda.h"
 #include "memory/empty.h"
 #include "memory/scopes.h"
 
@@ -61,7 +62,10 @@ Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias, const C
   check_channel_vector(bias, x, g.out_channels, "conv2d", "bias");
   OpNameScope scope("conv2d");
   Tensor y = empty(conv_output_shape(g), TensorOptions(x.dtype()).device(x.device()));
-  if (y.numel() > 0) EMBER_BACKEND_WITH_SCRATCH(x.device(), conv2d, x, weight, bias, g, y);
+  if (y.numel() > 0) {
+    if (simulating() && x.is_cuda()) simulate_cuda_conv_scratch(CudaConvPass::forward, g, x.dtype(), x.device());
+    EMBER_BACKEND_WITH_SCRATCH(x.device(), conv2d, x, weight, bias, g, y);
+  }
   return y;
 }
 
@@ -73,7 +77,10 @@ Tensor conv2d_backward_input(const Tensor& dy, const Tensor& weight, const Shape
   Tensor dx = empty(x_shape, TensorOptions(dy.dtype()).device(dy.device()));
   if (dx.numel() == 0) return dx;
   if (g.out_channels == 0 || g.col_cols() == 0) EMBER_BACKEND(dx.device(), fill_, dx, 0.0);  // an empty sum
-  else EMBER_BACKEND_WITH_SCRATCH(dy.device(), conv2d_backward_input, dy, weight, g, dx);
+  else {
+    if (simulating() && dy.is_cuda()) simulate_cuda_conv_scratch(CudaConvPass::input_grad, g, dy.dtype(), dy.device());
+    EMBER_BACKEND_WITH_SCRATCH(dy.device(), conv2d_backward_input, dy, weight, g, dx);
+  }
   return dx;
 }
 
@@ -86,7 +93,10 @@ Tensor conv2d_backward_weight(const Tensor& x, const Tensor& dy, const Shape& we
   Tensor dw = empty(weight_shape, TensorOptions(x.dtype()).device(x.device()));
   if (dw.numel() == 0) return dw;
   if (g.batch == 0 || g.col_cols() == 0) EMBER_BACKEND(dw.device(), fill_, dw, 0.0);  // an empty sum
-  else EMBER_BACKEND_WITH_SCRATCH(x.device(), conv2d_backward_weight, x, dy, g, dw);
+  else {
+    if (simulating() && x.is_cuda()) simulate_cuda_conv_scratch(CudaConvPass::weight_grad, g, x.dtype(), x.device());
+    EMBER_BACKEND_WITH_SCRATCH(x.device(), conv2d_backward_weight, x, dy, g, dw);
+  }
   return dw;
 }
 

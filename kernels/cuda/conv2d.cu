@@ -13,7 +13,8 @@
 //                             are summed over the batch in image order (deterministic)
 //   bias grad    dy summed over N, OH, OW per channel (one block per channel), both providers
 // A chunk's columns (and weight partials) live in one workspace tensor of at most
-// kChunkBudgetBytes (at least one image), allocated under MemoryCategory::workspace.
+// kCudaConvChunkBudgetBytes (at least one image), allocated under MemoryCategory::workspace
+// and sized by kernels/conv_scratch_cuda.h, which a shape-only run (ember plan) allocates too.
 // A 1x1, stride-1, unpadded kernel skips im2col: the image is its own column matrix.
 // Index math shared with the CPU: kernels/conv_geometry.h (im2col_source, col2im_gather).
 //
@@ -24,6 +25,7 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "kernels/conv_scratch_cuda.h"
 #include "kernels/cuda/block_reduce.cuh"
 #include "kernels/cuda/converted.cuh"
 #include "kernels/cuda/cudnn_conv.cuh"
@@ -96,14 +98,6 @@ struct ChannelLift {
 
 namespace {
 
-constexpr int64_t kChunkBudgetBytes = int64_t{64} << 20;
-
-// Images per chunk: the chunk's buffers (`per_image` elements of `element_bytes` each) fit the budget.
-int64_t images_per_chunk(int64_t batch, int64_t per_image, int64_t element_bytes) {
-  const int64_t fit = kChunkBudgetBytes / std::max<int64_t>(1, per_image * element_bytes);
-  return std::clamp<int64_t>(fit, 1, std::max<int64_t>(1, batch));
-}
-
 Tensor workspace(int64_t elements, DType dtype, Device device) {
   CategoryScope scope(MemoryCategory::workspace);
   return empty(Shape{elements}, TensorOptions().dtype(dtype).device(device));
@@ -144,8 +138,8 @@ void custom_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& weig
     gemm(p, x.dtype(), weight.data_ptr(), xs, ys, x.device());
     return;
   }
-  const int64_t chunk = images_per_chunk(g.batch, rows * cols, sizeof(D));
-  const Tensor buffer = workspace(chunk * rows * cols, x.dtype(), x.device());
+  const int64_t chunk = cuda_conv_images_per_chunk(g.batch, rows * cols, sizeof(D));
+  const Tensor buffer = workspace(cuda_conv_workspace_elements(CudaConvPass::forward, g, sizeof(D)), x.dtype(), x.device());
   D* columns = device_data<T>(buffer);
   for (int64_t n0 = 0; n0 < g.batch; n0 += chunk) {
     const int64_t images = std::min(chunk, g.batch - n0);
@@ -175,8 +169,9 @@ void custom_input_grad(const Conv2dGeometry& g, const Tensor& dy, const Tensor& 
     gemm(p, dy.dtype(), weight.data_ptr(), grad, out, dy.device());
     return;
   }
-  const int64_t chunk = images_per_chunk(g.batch, rows * cols, sizeof(D));
-  const Tensor buffer = workspace(chunk * rows * cols, dy.dtype(), dy.device());
+  const int64_t chunk = cuda_conv_images_per_chunk(g.batch, rows * cols, sizeof(D));
+  const Tensor buffer =
+      workspace(cuda_conv_workspace_elements(CudaConvPass::input_grad, g, sizeof(D)), dy.dtype(), dy.device());
   D* columns = device_data<T>(buffer);
   for (int64_t n0 = 0; n0 < g.batch; n0 += chunk) {
     const int64_t images = std::min(chunk, g.batch - n0);
@@ -204,8 +199,9 @@ void custom_weight_grad(const Conv2dGeometry& g, const Tensor& x, const Tensor& 
   p.stride_b = rows * cols;
   p.stride_c = weight_size;
   const int64_t column_elements = pointwise ? 0 : rows * cols;
-  const int64_t chunk = images_per_chunk(g.batch, column_elements + weight_size, sizeof(D));
-  const Tensor buffer = workspace(chunk * (column_elements + weight_size), dw.dtype(), dw.device());
+  const int64_t chunk = cuda_conv_images_per_chunk(g.batch, column_elements + weight_size, sizeof(D));
+  const Tensor buffer =
+      workspace(cuda_conv_workspace_elements(CudaConvPass::weight_grad, g, sizeof(D)), dw.dtype(), dw.device());
   D* partials = device_data<T>(buffer);
   D* columns = partials + chunk * weight_size;
   for (int64_t n0 = 0; n0 < g.batch; n0 += chunk) {

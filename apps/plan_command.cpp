@@ -9,6 +9,7 @@
 #include "apps/cli_checks.h"
 #include "apps/memory_budget.h"
 #include "apps/zoo_workload.h"
+#include "kernels/providers.h"
 #include "memory/byte_size.h"
 #include "memory/stats.h"
 #include "train/trainer.h"
@@ -112,8 +113,8 @@ nlohmann::ordered_json plan_command(const PlanOptions& options, std::ostream& ou
     out << "  " << name << " " << std::string(own.size() < 10 ? 10 - own.size() : 0, ' ') << own << "   "
         << std::string(now.size() < 10 ? 10 - now.size() : 0, ' ') << now << "\n";
   }
-  if (device.is_cuda())
-    out << "  (CUDA: the backends' own scratch, such as the convolution workspace, is not simulated)\n";
+  if (device.is_cuda() && kernels::conv_provider() == kernels::ConvProvider::cudnn)
+    out << "  (CUDA: cuDNN's workspace, EMBER_CONV=cudnn, is chosen on the device and not simulated)\n";
   return result;
 }
 

@@ -121,16 +121,39 @@ double time_gpu_products(const Tensor& a, const Tensor& b, GemmProvider provider
   return watch.seconds();
 }
 
-void bench_gpu(benchmark::State& state, double peak_gflops) {
+// A GPU benchmark's square operands and how many products one timed region runs; false (the
+// benchmark skipped) without a GPU.
+struct GpuProblem {
+  int64_t n = 0;
+  double flops = 0.0;
+  int reps = 1;
+  Tensor a, b;
+};
+bool gpu_problem(benchmark::State& state, GpuProblem* p) {
   if (!ember::cuda::is_available()) {
     state.SkipWithError("no GPU on this machine");
-    return;
+    return false;
   }
-  const int64_t n = state.range(0);
-  const double flops = flops_of(n);
-  const int reps = static_cast<int>(std::clamp(kGpuFlopsPerRegion / flops, 1.0, 256.0));
-  const Tensor a = ember::randn({n, n}).to(ember::kCUDA);
-  const Tensor b = ember::randn({n, n}).to(ember::kCUDA);
+  p->n = state.range(0);
+  p->flops = flops_of(p->n);
+  p->reps = static_cast<int>(std::clamp(kGpuFlopsPerRegion / p->flops, 1.0, 256.0));
+  p->a = ember::randn({p->n, p->n}).to(ember::kCUDA);
+  p->b = ember::randn({p->n, p->n}).to(ember::kCUDA);
+  return true;
+}
+
+// The counters of a GPU benchmark timed against cuBLAS, and its label.
+void set_gpu_counters(benchmark::State& state, double flops, const Timings& t, double peak_gflops) {
+  set_flop_counters(state, flops, t.ours_s, peak_gflops);
+  set_peer_counters(state, "cublas", flops, t, peak_gflops);  // cublas_GFLOPS, cublas_peak_frac, ours/cublas
+  state.SetLabel(ember::cuda::device_name(0) + " peak=" + std::to_string(static_cast<int>(peak_gflops)) + "GFLOPS");
+}
+
+void bench_gpu(benchmark::State& state, double peak_gflops) {
+  GpuProblem p;
+  if (!gpu_problem(state, &p)) return;
+  const Tensor &a = p.a, &b = p.b;
+  const int reps = p.reps;
   const GemmProvider previous = ember::kernels::gemm_provider();
   try {  // Warm-up: module loading, the cuBLAS handle and its heuristics, the caching allocator.
     time_gpu_products(a, b, GemmProvider::custom, 1);
@@ -144,9 +167,7 @@ void bench_gpu(benchmark::State& state, double peak_gflops) {
       state, [&] { return time_gpu_products(a, b, GemmProvider::custom, reps) / reps; },
       [&] { return time_gpu_products(a, b, GemmProvider::cublas, reps) / reps; });
   ember::kernels::set_gemm_provider(previous);
-  set_flop_counters(state, flops, t.ours_s, peak_gflops);
-  set_peer_counters(state, "cublas", flops, t, peak_gflops);  // cublas_GFLOPS, cublas_peak_frac, ours/cublas
-  state.SetLabel(ember::cuda::device_name(0) + " peak=" + std::to_string(static_cast<int>(peak_gflops)) + "GFLOPS");
+  set_gpu_counters(state, p.flops, t, peak_gflops);
 }
 
 #ifdef EMBER_HAVE_CUDA
@@ -184,15 +205,11 @@ double time_ladder_products(const LadderStep& step, const Tensor& a, const Tenso
 }
 
 void bench_ladder(benchmark::State& state, const LadderStep& step, double peak_gflops) {
-  if (!ember::cuda::is_available()) {
-    state.SkipWithError("no GPU on this machine");
-    return;
-  }
-  const int64_t n = state.range(0);
-  const double flops = flops_of(n);
-  const int reps = static_cast<int>(std::clamp(kGpuFlopsPerRegion / flops, 1.0, 256.0));
-  const Tensor a = ember::randn({n, n}).to(ember::kCUDA);
-  const Tensor b = ember::randn({n, n}).to(ember::kCUDA);
+  GpuProblem p;
+  if (!gpu_problem(state, &p)) return;
+  const Tensor &a = p.a, &b = p.b;
+  const int64_t n = p.n;
+  const int reps = p.reps;
   // NaN first: an element the step never writes fails the check.
   const Tensor c = ember::full({n, n}, std::nan(""), ember::TensorOptions().device(ember::kCUDA));
   const GemmProvider previous = ember::kernels::gemm_provider();
@@ -212,9 +229,7 @@ void bench_ladder(benchmark::State& state, const LadderStep& step, double peak_g
       state, [&] { return time_ladder_products(step, a, b, c, reps) / reps; },
       [&] { return time_gpu_products(a, b, GemmProvider::cublas, reps) / reps; });
   ember::kernels::set_gemm_provider(previous);
-  set_flop_counters(state, flops, t.ours_s, peak_gflops);
-  set_peer_counters(state, "cublas", flops, t, peak_gflops);
-  state.SetLabel(ember::cuda::device_name(0) + " peak=" + std::to_string(static_cast<int>(peak_gflops)) + "GFLOPS");
+  set_gpu_counters(state, p.flops, t, peak_gflops);
 }
 #endif
 

@@ -10,19 +10,11 @@
 
 namespace ember::kernels {
 
-int64_t cuda_conv_images_per_chunk(int64_t batch, int64_t per_image, int64_t element_bytes) {
-  const int64_t fit = kCudaConvChunkBudgetBytes / std::max<int64_t>(1, per_image * element_bytes);
-  return std::clamp<int64_t>(fit, 1, std::max<int64_t>(1, batch));
-}
-
-int64_t cuda_conv_workspace_elements(CudaConvPass pass, const Conv2dGeometry& g, int64_t element_bytes) {
+CudaConvChunk cuda_conv_chunk(CudaConvPass pass, const Conv2dGeometry& g, int64_t element_bytes) {
   const int64_t columns = g.is_pointwise() ? 0 : g.col_rows() * g.col_cols();
-  if (pass == CudaConvPass::weight_grad) {
-    const int64_t per_image = columns + g.out_channels * g.col_rows();  // columns and a partial dW
-    return cuda_conv_images_per_chunk(g.batch, per_image, element_bytes) * per_image;
-  }
-  if (columns == 0) return 0;
-  return cuda_conv_images_per_chunk(g.batch, columns, element_bytes) * columns;
+  const int64_t per_image = pass == CudaConvPass::weight_grad ? columns + g.out_channels * g.col_rows() : columns;
+  const int64_t fit = kCudaConvChunkBudgetBytes / std::max<int64_t>(1, per_image * element_bytes);
+  return {std::clamp<int64_t>(fit, 1, std::max<int64_t>(1, g.batch)), per_image};
 }
 
 void simulate_cuda_conv_scratch(CudaConvPass pass, const Conv2dGeometry& g, DType dtype, const Device& device) {
@@ -44,7 +36,7 @@ void simulate_cuda_conv_scratch(CudaConvPass pass, const Conv2dGeometry& g, DTyp
     work = DType::f32;
   }
   const int64_t bytes = static_cast<int64_t>(dtype_size(work));
-  const int64_t elements = cuda_conv_workspace_elements(pass, g, bytes);
+  const int64_t elements = cuda_conv_chunk(pass, g, bytes).elements();
   if (elements > 0) held.push_back(scratch(MemoryCategory::workspace, elements, work));
 }
 

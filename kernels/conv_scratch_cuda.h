@@ -5,7 +5,7 @@
 // same categories, so a plan for the GPU sees them. cuDNN's workspace (EMBER_CONV=cudnn) is
 // chosen by cuDNN on the device and is not simulated.
 //
-//   const int64_t chunk = cuda_conv_images_per_chunk(g.batch, rows * cols, sizeof(D));
+//   const CudaConvChunk chunk = cuda_conv_chunk(CudaConvPass::forward, g, sizeof(D));  // chunk.images per pass
 //   if (simulating() && x.is_cuda()) simulate_cuda_conv_scratch(CudaConvPass::forward, g, x.dtype(), x.device());
 #include <cstdint>
 
@@ -20,13 +20,15 @@ enum class CudaConvPass { forward, input_grad, weight_grad };
 // A chunk's buffers stay under this, but hold at least one image.
 inline constexpr int64_t kCudaConvChunkBudgetBytes = int64_t{64} << 20;
 
-// Images per chunk: the chunk's buffers (`per_image` elements of `element_bytes` each) fit the budget.
-int64_t cuda_conv_images_per_chunk(int64_t batch, int64_t per_image, int64_t element_bytes);
-
-// Elements (of `element_bytes` each) of the pass's workspace: a chunk's columns, and for the
-// weight gradient its per-image partials; 0 where the pass needs none (a 1x1 forward or input
-// gradient reads the image as its columns).
-int64_t cuda_conv_workspace_elements(CudaConvPass pass, const Conv2dGeometry& g, int64_t element_bytes);
+// A pass's workspace: `images` images at a time, `per_image` elements (of `element_bytes` each)
+// for each: its columns, and for the weight gradient a partial dW too. per_image is 0 where the
+// pass needs none (a 1x1 forward or input gradient reads the image as its columns).
+struct CudaConvChunk {
+  int64_t images;
+  int64_t per_image;
+  int64_t elements() const { return images * per_image; }
+};
+CudaConvChunk cuda_conv_chunk(CudaConvPass pass, const Conv2dGeometry& g, int64_t element_bytes);
 
 // In a shape-only run, for a CUDA device under EMBER_CONV=custom: allocates and frees what the
 // pass's backend call would beside its output: the workspace, and under f16 the backward's f32

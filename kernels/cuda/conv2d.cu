@@ -138,8 +138,9 @@ void custom_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& weig
     gemm(p, x.dtype(), weight.data_ptr(), xs, ys, x.device());
     return;
   }
-  const int64_t chunk = cuda_conv_images_per_chunk(g.batch, rows * cols, sizeof(D));
-  const Tensor buffer = workspace(cuda_conv_workspace_elements(CudaConvPass::forward, g, sizeof(D)), x.dtype(), x.device());
+  const CudaConvChunk c = cuda_conv_chunk(CudaConvPass::forward, g, sizeof(D));
+  const int64_t chunk = c.images;
+  const Tensor buffer = workspace(c.elements(), x.dtype(), x.device());
   D* columns = device_data<T>(buffer);
   for (int64_t n0 = 0; n0 < g.batch; n0 += chunk) {
     const int64_t images = std::min(chunk, g.batch - n0);
@@ -169,9 +170,9 @@ void custom_input_grad(const Conv2dGeometry& g, const Tensor& dy, const Tensor& 
     gemm(p, dy.dtype(), weight.data_ptr(), grad, out, dy.device());
     return;
   }
-  const int64_t chunk = cuda_conv_images_per_chunk(g.batch, rows * cols, sizeof(D));
-  const Tensor buffer =
-      workspace(cuda_conv_workspace_elements(CudaConvPass::input_grad, g, sizeof(D)), dy.dtype(), dy.device());
+  const CudaConvChunk c = cuda_conv_chunk(CudaConvPass::input_grad, g, sizeof(D));
+  const int64_t chunk = c.images;
+  const Tensor buffer = workspace(c.elements(), dy.dtype(), dy.device());
   D* columns = device_data<T>(buffer);
   for (int64_t n0 = 0; n0 < g.batch; n0 += chunk) {
     const int64_t images = std::min(chunk, g.batch - n0);
@@ -198,10 +199,9 @@ void custom_weight_grad(const Conv2dGeometry& g, const Tensor& x, const Tensor& 
   p.stride_a = image_out;
   p.stride_b = rows * cols;
   p.stride_c = weight_size;
-  const int64_t column_elements = pointwise ? 0 : rows * cols;
-  const int64_t chunk = cuda_conv_images_per_chunk(g.batch, column_elements + weight_size, sizeof(D));
-  const Tensor buffer =
-      workspace(cuda_conv_workspace_elements(CudaConvPass::weight_grad, g, sizeof(D)), dw.dtype(), dw.device());
+  const CudaConvChunk c = cuda_conv_chunk(CudaConvPass::weight_grad, g, sizeof(D));  // columns and a partial dW
+  const int64_t chunk = c.images;
+  const Tensor buffer = workspace(c.elements(), dw.dtype(), dw.device());
   D* partials = device_data<T>(buffer);
   D* columns = partials + chunk * weight_size;
   for (int64_t n0 = 0; n0 < g.batch; n0 += chunk) {

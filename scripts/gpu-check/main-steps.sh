@@ -24,6 +24,11 @@ data_parallel_bin() { echo "$build/tests/data_parallel/ember_data_parallel_tests
 
 # list_cases SPEC [BINARY]: the names of the test cases SPEC selects (a GPU is not needed to list).
 list_cases() { "${2:-$(tests_bin)}" --list-test-names-only "$1" 2>/dev/null | grep -v '^$'; }
+# runnable_cases SPEC [BINARY]: those a run here selects: tests/main.cpp leaves out the two-GPU
+# cases ("cuda x2: ...") on a machine with fewer GPUs.
+runnable_cases() {
+  if [ "$gpu_count" -ge 2 ]; then list_cases "$@"; else list_cases "$@" | grep -v '^cuda x2: '; fi
+}
 
 # catch_summary LOG: Catch2's closing line, shortened.
 catch_summary() {
@@ -44,10 +49,8 @@ run_cases() {
   capped "$bin" "$spec" -w NoTests -d yes >>"$log" 2>&1
   local rc=$? listed ran
   RESULT="$(catch_summary "$log")"
-  # The run's own filter (tests/main.cpp adds the GPU-count exclusion) must select what listing
-  # does, less the two-GPU cases on a one-GPU machine.
-  if [ "$gpu_count" -ge 2 ]; then listed=$(list_cases "$spec" "$bin" | wc -l)
-  else listed=$(list_cases "$spec" "$bin" | grep -vc '^cuda x2: '); fi
+  # The run's own filter (tests/main.cpp adds the GPU-count exclusion) must select what listing does.
+  listed=$(runnable_cases "$spec" "$bin" | wc -l)
   ran=$(catch_summary "$log" | grep -oE 'in [0-9]+ test case|test cases: [0-9]+' | grep -oE '[0-9]+' | tail -1)
   if [ "${ran:-0}" -ne "$listed" ]; then
     RESULT="$RESULT; ran ${ran:-0} of the $listed cases listed"
@@ -72,7 +75,7 @@ step_vendor_contract() { run_cases "$vendor_contract"; }
 
 step_sanitizer() {
   local n rc
-  n=$(list_cases "$sanitizer_cases" | { [ "$gpu_count" -ge 2 ] && cat || grep -v '^cuda x2: '; } | wc -l)
+  n=$(runnable_cases "$sanitizer_cases" | wc -l)
   if [ "$have_gpu" -eq 0 ]; then
     list_cases "$sanitizer_cases" >>"$log"
     RESULT="dry run: $n case(s) would run under memcheck; sanitizer: ${sanitizer:-not found here}"

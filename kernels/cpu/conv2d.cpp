@@ -104,9 +104,15 @@ bool use_winograd(const Conv2dGeometry& g) {
   return winograd_pays(g);
 }
 
-// The output tile of a Winograd forward: F(4x4, 3x3) only when asked for (EMBER_CPU_CONV=winograd4:
-// faster per layer on planes 14 and 28 wide, no faster per training step; docs/kernels.md).
-int64_t winograd_forward_tile() { return cpu_conv_algorithm() == CpuConvAlgorithm::winograd4 ? 4 : 2; }
+// The output tile of a Winograd forward: F(4x4, 3x3) under EMBER_CPU_CONV=winograd4, and under auto
+// where its tiles cover the output plane exactly (kernels/cpu/conv2d_winograd.h); F(2x2) elsewhere.
+int64_t winograd_forward_tile(const Conv2dGeometry& g) {
+  switch (cpu_conv_algorithm()) {
+    case CpuConvAlgorithm::winograd4: return 4;
+    case CpuConvAlgorithm::automatic: return winograd4_pays(g) ? 4 : 2;
+    default: return 2;
+  }
+}
 
 // Whether this convolution runs as the direct convolution (f32 only: kernels/cpu/conv2d_direct.h).
 template <class T>
@@ -126,7 +132,7 @@ template <class T>
 void conv2d_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& weight, const Tensor& bias,
                     const Tensor& y) {
   if (use_winograd(g)) {
-    conv2d_winograd<T>(g, x, weight, bias, y, winograd_forward_tile());
+    conv2d_winograd<T>(g, x, weight, bias, y, winograd_forward_tile(g));
     return;
   }
   if constexpr (std::is_same_v<T, float>)

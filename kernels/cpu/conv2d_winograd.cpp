@@ -307,28 +307,56 @@ inline void at6(const V* m, V* y) {
 }
 
 // F(4x4): V[k][c][column] = (B^T d B)[k] for the 6x6 tile d of every column, k = 6a + b.
+// Each tile row goes through B as it is read (holding all 36 gathered columns first spilled
+// registers). A tile's last two input rows are the first two of the tile below it, so, as in
+// F(2x2)'s transform_tiles, where no vector pairs rows of tiles the steps run down each column of
+// tiles and carry those two rows' d B to the next step: a third of the gathers, the same sums.
 template <class Lanes, class T>
 void transform_tiles4(const Conv2dGeometry& g, const ForwardPlan& p, const T* images, int64_t count, T* padded, T* v) {
   using V = typename Lanes::V;
   const int64_t stride = p.v_tap, pw = p.padded_w;
+  const auto row_times_b = [](const T* r, int64_t next, V* h) {  // row r of the tiles times B
+    const V x[6] = {Lanes::template column4<0>(r, next), Lanes::template column4<1>(r, next),
+                    Lanes::template column4<2>(r, next), Lanes::template column4<3>(r, next),
+                    Lanes::template column4<4>(r, next), Lanes::template column4<5>(r, next)};
+    bt6(x, h);
+  };
+  const auto columns_times_bt = [stride](const V (&h)[6][6], T* o) {  // B^T (d B), column b at a time
+    for (int b = 0; b < 6; ++b) {
+      const V col[6] = {h[0][b], h[1][b], h[2][b], h[3][b], h[4][b], h[5][b]};
+      V r[6];
+      bt6(col, r);
+      for (int a = 0; a < 6; ++a) Lanes::store(o + (6 * a + b) * stride, r[a]);
+    }
+  };
+  const bool paired = pair_rows<Lanes>(p, 0);
   for_each_input_plane(g, p, images, count, padded, v, [&](const T* plane, T* out) {
-    for_each_input_step<Lanes>(p, plane, out, [&](const T* d0, int64_t next, T* o) {
-      V h[6][6];  // d B: row i of the tile times B, as each row is read (holding all 36 gathered
-                  // columns first spilled registers)
-      for (int i = 0; i < 6; ++i) {
-        const T* r = d0 + i * pw;
-        const V x[6] = {Lanes::template column4<0>(r, next), Lanes::template column4<1>(r, next),
-                        Lanes::template column4<2>(r, next), Lanes::template column4<3>(r, next),
-                        Lanes::template column4<4>(r, next), Lanes::template column4<5>(r, next)};
-        bt6(x, h[i]);
+    if (paired) {
+      for_each_input_step<Lanes>(p, plane, out, [&](const T* d0, int64_t next, T* o) {
+        V h[6][6];
+        for (int i = 0; i < 6; ++i) row_times_b(d0 + i * pw, next, h[i]);
+        columns_times_bt(h, o);
+      });
+      return;
+    }
+    // Columns of steps from the last to the first: a step past a row's last tile writes the
+    // first tiles of the row below, which the first column's steps then write again.
+    const int64_t next = 4 * p.tile;  // the upper lanes' tiles are the row's next four (pair_rows)
+    for (int64_t tw = (p.tiles_w - 1) / Lanes::width * Lanes::width; tw >= 0; tw -= Lanes::width) {
+      const T* d0 = plane + p.tile * tw;
+      V h[6][6];
+      row_times_b(d0, next, h[0]);
+      row_times_b(d0 + pw, next, h[1]);
+      for (int64_t th = 0; th < p.tiles_h; ++th) {
+        const T* rows = d0 + p.tile * th * pw;
+        for (int i = 2; i < 6; ++i) row_times_b(rows + i * pw, next, h[i]);
+        columns_times_bt(h, out + th * p.tiles_w + tw);
+        for (int b = 0; b < 6; ++b) {
+          h[0][b] = h[4][b];
+          h[1][b] = h[5][b];
+        }
       }
-      for (int b = 0; b < 6; ++b) {  // B^T (d B): column b
-        const V col[6] = {h[0][b], h[1][b], h[2][b], h[3][b], h[4][b], h[5][b]};
-        V r[6];
-        bt6(col, r);
-        for (int a = 0; a < 6; ++a) Lanes::store(o + (6 * a + b) * stride, r[a]);
-      }
-    });
+    }
   });
 }
 
@@ -390,6 +418,10 @@ bool winograd_applies(const Conv2dGeometry& g) {
 
 bool winograd_pays(const Conv2dGeometry& g) {
   return winograd_applies(g) && g.in_channels >= kMinChannels && g.out_channels >= kMinChannels;
+}
+
+bool winograd4_pays(const Conv2dGeometry& g) {
+  return winograd_pays(g) && g.out_h % 4 == 0 && g.out_w % 4 == 0 && g.out_w / 4 >= Float8Lanes::width - 1;
 }
 
 template <class T>

@@ -22,15 +22,17 @@
 // |a - e| / (1 + |e|): ConvNet 32->32 9.0e-6 (im2col 1.4e-5), 32->64 1.0e-5 (1.2e-5), 64->64
 // 1.8e-5 (2.6e-5), ResNet-20 64->64 at 7x7 1.7e-5 (1.9e-5).
 //
-// F(4x4, 3x3) runs when asked for (EMBER_CPU_CONV=winograd4; the tile argument below): 6x6 input
-// tiles, 36 GEMMs, 36 multiplications per 16 outputs instead of F(2x2)'s 64, with Lavin & Gray's
-// matrices for the points 0, 1, -1, 2, -2 and infinity (the transforms multiply by 4, 5, 8 and
-// 1/6, 1/12, 1/24). Measured on the same data, worst |a - e| / (1 + |e|): 1.0e-4 to 2.9e-4 on the
-// layers above, 10-20x F(2x2)'s; and on the 2-core AMD EPYC (AVX-512, one thread, bench_conv),
-// forward 7-25% faster than F(2x2) on planes 14 and 28 wide and ~30% slower on 7x7 (two tiles a
-// row fill a quarter of a vector), but no faster per training step of ConvNet or ResNet-20
-// (docs/kernels.md). So EMBER_CPU_CONV=auto and winograd run F(2x2), and the weight gradient is
-// F(2x2) whichever runs the forward.
+// F(4x4, 3x3): 6x6 input tiles, 36 GEMMs, 36 multiplications per 16 outputs instead of F(2x2)'s
+// 64, with Lavin & Gray's matrices for the points 0, 1, -1, 2, -2 and infinity (the transforms
+// multiply by 4, 5, 8 and 1/6, 1/12, 1/24). Measured on the same data, worst |a - e| / (1 + |e|):
+// 1.0e-4 to 2.9e-4 on the layers above, 10-20x F(2x2)'s (the tests hold it within gamma(C + 22)
+// of its own magnitudes). On the 2-core AMD EPYC (AVX-512, one thread, bench_conv, 2026-11-27):
+// forward and input gradient 7-14% faster than F(2x2) on 28x28 planes (ResNet-20 stage 1,
+// ConvNet conv2), -8% to +8% on 14x14 ones (whose 4x4 tiles run past the plane) and ~40% slower
+// on 7x7 (two tiles a row fill a quarter of a vector). So EMBER_CPU_CONV=auto runs F(4x4) where
+// its tiles cover the output plane exactly and fill the vectors (winograd4_pays: the zoo's 28x28
+// layers) and F(2x2) elsewhere; winograd runs F(2x2) and winograd4 F(4x4) wherever they apply. The weight gradient
+// is F(2x2) whichever runs the forward.
 //
 // Which algorithm runs is kernels/providers.h's CpuConvAlgorithm (EMBER_CPU_CONV).
 #include <cstdint>
@@ -44,6 +46,11 @@ bool winograd_applies(const Conv2dGeometry& g);
 // What EMBER_CPU_CONV=auto picks: Winograd where it applies and the channels are wide enough
 // for its 16 GEMMs to beat one im2col GEMM (measured: bench/kernels/bench_conv).
 bool winograd_pays(const Conv2dGeometry& g);
+// Where auto runs F(4x4, 3x3) for the forward and input gradient: where Winograd pays, the output
+// plane is whole 4x4 tiles (no tile computes outputs past its edge) and a row of tiles fills at
+// least 7 of a vector's 8 lanes (planes 28 wide and up; narrower ones leave lanes idle that
+// F(2x2)'s twice as many tiles would fill).
+bool winograd4_pays(const Conv2dGeometry& g);
 
 // y [N, OC, OH, OW] = conv(x, weight) + bias (bias may be undefined) by F(tile x tile, 3x3),
 // tile 2 or 4; T is float or double.

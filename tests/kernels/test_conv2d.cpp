@@ -57,12 +57,18 @@ const std::vector<ConvCase> kCases = {
     {2, 3, 19, 19, 2, 1, 1, 2, 0, 1},
     {1, 2, 9, 17, 3, 3, 3, 2, 0, 1},
     {2, 2, 13, 14, 3, 3, 3, 2, 1, 1},
+    // 16 channels in and out, where auto runs Winograd: an 8x28 output (whole 4x4 tiles, seven a
+    // row: F(4x4)) and 8x8 and 6x6 ones (F(2x2))
+    {1, 16, 8, 28, 16, 3, 3, 1, 1, 1},
+    {1, 16, 8, 8, 16, 3, 3, 1, 1, 1},
+    {1, 16, 6, 6, 16, 3, 3, 1, 1, 1},
 };
 
 // The CPU's convolution algorithms (kernels/providers.h); every forward and gradient test runs each.
 // (direct is f32 only and needs AVX2: elsewhere it falls back to im2col, which the tests then see.)
-const kernels::CpuConvAlgorithm kAlgorithms[] = {kernels::CpuConvAlgorithm::im2col, kernels::CpuConvAlgorithm::winograd,
-                                                 kernels::CpuConvAlgorithm::winograd4, kernels::CpuConvAlgorithm::direct};
+const kernels::CpuConvAlgorithm kAlgorithms[] = {kernels::CpuConvAlgorithm::automatic, kernels::CpuConvAlgorithm::im2col,
+                                                 kernels::CpuConvAlgorithm::winograd, kernels::CpuConvAlgorithm::winograd4,
+                                                 kernels::CpuConvAlgorithm::direct};
 
 }  // namespace
 
@@ -103,6 +109,7 @@ TEST_CASE("conv2d gradients pass gradcheck", "[conv2d][gradcheck]") {
       {2, 3, 5, 4, 3, 3, 3, 1, 1, 1},           // "same" with OC <= C: dx as a flipped-weight convolution
       {1, 2, 7, 6, 2, 2, 3, {2, 1}, {1, 0}, 1},  // per-axis arguments
       {2, 2, 5, 5, 4, 3, 3, 1, 1, 1},           // "same" with OC > C: dx as a flipped convolution under Winograd
+      {1, 16, 4, 28, 16, 3, 3, 1, 1, 1},        // 16 channels, a row of seven 4x4 tiles: auto's F(4x4)
   };
   for (const kernels::CpuConvAlgorithm algorithm : kAlgorithms)
   for (const ConvCase& k : small) {
@@ -118,10 +125,11 @@ TEST_CASE("conv2d gradients pass gradcheck", "[conv2d][gradcheck]") {
 TEST_CASE("conv2d gradients match direct fp64 formulas on a batch split over threads", "[conv2d]") {
   manual_seed(3);
   for (const kernels::CpuConvAlgorithm algorithm : kAlgorithms)
-  // (the last three: stride-2 rows of 11, 10 and 7 outputs, which col2im adds eight and four at a time)
+  // (then stride-2 rows of 11, 10 and 7 outputs, which col2im adds eight and four at a time, and
+  // 16 channels, where auto runs Winograd F(4x4))
   for (const ConvCase& k : {ConvCase{7, 3, 9, 8, 4, 3, 3, 2, 1, 1}, ConvCase{7, 3, 9, 8, 4, 3, 3, 1, 1, 1},
                             ConvCase{3, 3, 20, 21, 4, 3, 3, 2, 1, 1}, ConvCase{3, 2, 10, 19, 3, 1, 1, 2, 0, 1},
-                            ConvCase{3, 2, 13, 14, 3, 3, 3, 2, 1, 1}}) {
+                            ConvCase{3, 2, 13, 14, 3, 3, 3, 2, 1, 1}, ConvCase{7, 16, 8, 28, 16, 3, 3, 1, 1, 1}}) {
   const kernels::CpuConvScope scope(algorithm);
   INFO("EMBER_CPU_CONV=" << kernels::cpu_conv_algorithm_name(algorithm) << ", " << describe(k));
   const ConvInputs in = make_inputs(k, kFloat32);

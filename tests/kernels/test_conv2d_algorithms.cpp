@@ -1,9 +1,12 @@
 // conv2d's algorithms beyond the reference: the direct convolution under every instruction set
-// the CPU has, and Winograd F(2x2, 3x3) and F(4x4, 3x3) within their own error bounds on the
-// zoo's layers (tests/support/conv2d_reference.h has the fp64 references and bounds).
+// the CPU has, Winograd F(2x2, 3x3) and F(4x4, 3x3) within their own error bounds on the zoo's
+// layers (tests/support/conv2d_reference.h has the fp64 references and bounds), and which of the
+// two auto runs where.
 #include <vector>
 
+#include "kernels/conv_geometry.h"
 #include "kernels/cpu/conv2d_direct.h"
+#include "kernels/cpu/conv2d_winograd.h"
 #include "kernels/cpu/cpu_isa.h"
 #include "kernels/ops.h"
 #include "kernels/providers.h"
@@ -82,12 +85,14 @@ TEST_CASE("EMBER_CPU_ISA: an instruction set the CPU lacks is refused by name", 
 TEST_CASE("Winograd F(2x2, 3x3) and F(4x4, 3x3) hold their error bounds on the zoo's 3x3 layers", "[conv2d][winograd]") {
   manual_seed(6);
   const std::vector<ConvCase> layers = {
+      {2, 16, 28, 28, 16, 3, 3, 1, 1, 1},  // ResNet-20 stage 1
       {2, 32, 28, 28, 32, 3, 3, 1, 1, 1},  // ConvNet conv2
       {2, 32, 14, 14, 64, 3, 3, 1, 1, 1},  // ConvNet conv3
       {2, 64, 14, 14, 64, 3, 3, 1, 1, 1},  // ConvNet conv4
       {2, 64, 7, 7, 64, 3, 3, 1, 1, 1},    // ResNet-20 stage 3
   };
-  for (const kernels::CpuConvAlgorithm winograd : {kernels::CpuConvAlgorithm::winograd, kernels::CpuConvAlgorithm::winograd4})
+  for (const kernels::CpuConvAlgorithm winograd :
+       {kernels::CpuConvAlgorithm::winograd, kernels::CpuConvAlgorithm::winograd4, kernels::CpuConvAlgorithm::automatic})
   for (const ConvCase& k : layers) {
     const kernels::CpuConvScope scope(winograd);
     INFO(describe(k) << ", EMBER_CPU_CONV=" << kernels::cpu_conv_algorithm_name(winograd));
@@ -99,5 +104,28 @@ TEST_CASE("Winograd F(2x2, 3x3) and F(4x4, 3x3) hold their error bounds on the z
     y.backward(dy);
     const ConvGrads want = reference_grads(k, winograd, kFloat32, in.x, in.w, dy);
     test::expect_within(w.grad(), want.dw, want.dw_bound, "Winograd weight gradient");
+  }
+}
+
+// auto's Winograd tile (kernels/cpu/conv2d_winograd.h): F(4x4) where its tiles cover the output
+// plane and fill seven or eight lanes a row, F(2x2) on the other layers Winograd pays for.
+TEST_CASE("auto runs Winograd F(4x4) on the zoo's 28x28 layers and F(2x2) on the smaller ones", "[conv2d][winograd]") {
+  const auto geometry = [](int64_t c, int64_t h, int64_t w, int64_t oc) {
+    return kernels::conv2d_geometry(Shape{64, c, h, w}, Shape{oc, c, 3, 3}, kernels::Conv2dArgs{1, 1, 1}, "test");
+  };
+  struct Layer {
+    const char* name;
+    kernels::Conv2dGeometry g;
+    bool f4;
+  };
+  for (const Layer& l : {Layer{"ResNet-20 stage 1", geometry(16, 28, 28, 16), true},
+                         Layer{"ConvNet conv2", geometry(32, 28, 28, 32), true},
+                         Layer{"ResNet-20 stage 2", geometry(32, 14, 14, 32), false},
+                         Layer{"ConvNet conv4", geometry(64, 14, 14, 64), false},
+                         Layer{"ResNet-20 stage 3", geometry(64, 7, 7, 64), false},
+                         Layer{"16x16 (four tiles a row)", geometry(16, 16, 16, 16), false},
+                         Layer{"ConvNet conv1 (one channel in)", geometry(1, 28, 28, 32), false}}) {
+    INFO(l.name);
+    CHECK(kernels::cpu::winograd4_pays(l.g) == l.f4);
   }
 }

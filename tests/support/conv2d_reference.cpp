@@ -70,14 +70,31 @@ std::string describe(const ConvCase& k) {
   return os.str();
 }
 
-bool runs_winograd(const ConvCase& k, kernels::CpuConvAlgorithm algorithm) {
+namespace {
+
+kernels::Conv2dGeometry geometry_of(const ConvCase& k) {
   const kernels::Conv2dArgs args{k.stride, k.padding, k.dilation};
-  return (algorithm == kernels::CpuConvAlgorithm::winograd || algorithm == kernels::CpuConvAlgorithm::winograd4) &&
-         kernels::cpu::winograd_applies(kernels::conv2d_geometry(Shape{k.n, k.c, k.h, k.w}, Shape{k.oc, k.c, k.kh, k.kw},
-                                                                 args, "test"));
+  return kernels::conv2d_geometry(Shape{k.n, k.c, k.h, k.w}, Shape{k.oc, k.c, k.kh, k.kw}, args, "test");
 }
 
-int64_t forward_tile(kernels::CpuConvAlgorithm algorithm) { return algorithm == kernels::CpuConvAlgorithm::winograd4 ? 4 : 2; }
+}  // namespace
+
+bool runs_winograd(const ConvCase& k, kernels::CpuConvAlgorithm algorithm) {
+  switch (algorithm) {
+    case kernels::CpuConvAlgorithm::winograd:
+    case kernels::CpuConvAlgorithm::winograd4: return kernels::cpu::winograd_applies(geometry_of(k));
+    case kernels::CpuConvAlgorithm::automatic: return kernels::cpu::winograd_pays(geometry_of(k));
+    default: return false;
+  }
+}
+
+int64_t forward_tile(const ConvCase& k, kernels::CpuConvAlgorithm algorithm) {
+  switch (algorithm) {
+    case kernels::CpuConvAlgorithm::winograd4: return 4;
+    case kernels::CpuConvAlgorithm::automatic: return kernels::cpu::winograd4_pays(geometry_of(k)) ? 4 : 2;
+    default: return 2;
+  }
+}
 
 ConvGrads reference_grads(const ConvCase& k, kernels::CpuConvAlgorithm algorithm, DType dtype, const Tensor& x,
                           const Tensor& w, const Tensor& dy) {
@@ -110,9 +127,9 @@ ConvGrads reference_grads(const ConvCase& k, kernels::CpuConvAlgorithm algorithm
     dw_terms = std::max(dw_terms, test::winograd_weight_grad_terms(k.n * ((out[2] + 1) / 2) * ((out[3] + 1) / 2)));
     if (k.padding == Size2(1)) {
       mx = test::elementwise_max(from_vector<double>(mx, x.shape()),
-                                 test::winograd_input_grad_magnitude(ady, aw, forward_tile(algorithm)))
+                                 test::winograd_input_grad_magnitude(ady, aw, forward_tile(k, algorithm)))
                .to_vector<double>();
-      dx_terms = std::max(dx_terms, test::winograd_forward_terms(k.oc, forward_tile(algorithm)));
+      dx_terms = std::max(dx_terms, test::winograd_forward_terms(k.oc, forward_tile(k, algorithm)));
     }
   }
   r.dx_bound = test::sum_error_bound(dx_terms, dtype, mx);
@@ -127,7 +144,7 @@ Tensor forward_bound(const ConvCase& k, kernels::CpuConvAlgorithm algorithm, DTy
   Tensor magnitude = reference_conv(k, abs64(in.x), abs64(in.w), b);
   int64_t terms = k.c * k.kh * k.kw + 1;
   if (runs_winograd(k, algorithm)) {
-    const int64_t tile = forward_tile(algorithm);
+    const int64_t tile = forward_tile(k, algorithm);
     magnitude = test::elementwise_max(magnitude, test::winograd_forward_magnitude(abs64(in.x), abs64(in.w), b, k.padding, tile));
     terms = std::max(terms, test::winograd_forward_terms(k.c, tile));
   }

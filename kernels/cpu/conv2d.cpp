@@ -105,7 +105,7 @@ bool use_winograd(const Conv2dGeometry& g) {
 }
 
 // The output tile of a Winograd forward: F(4x4, 3x3) under EMBER_CPU_CONV=winograd4, and under auto
-// where its tiles cover the output plane exactly (kernels/cpu/conv2d_winograd.h); F(2x2) elsewhere.
+// where its tiles fill the vectors (kernels/cpu/conv2d_winograd.h: winograd4_pays); F(2x2) elsewhere.
 int64_t winograd_forward_tile(const Conv2dGeometry& g) {
   switch (cpu_conv_algorithm()) {
     case CpuConvAlgorithm::winograd4: return 4;

@@ -421,7 +421,10 @@ bool winograd_pays(const Conv2dGeometry& g) {
 }
 
 bool winograd4_pays(const Conv2dGeometry& g) {
-  return winograd_pays(g) && g.out_h % 4 == 0 && g.out_w % 4 == 0 && g.out_w / 4 >= Float8Lanes::width - 1;
+  constexpr int64_t lanes = Float8Lanes::width;
+  const int64_t tiles_w = (g.out_w + 3) / 4, steps = (tiles_w + lanes - 1) / lanes;
+  const bool paired = 2 * tiles_w == lanes && g.out_h > 4;  // pair_rows: two rows of tiles a vector
+  return winograd_pays(g) && (paired || 8 * tiles_w >= 7 * steps * lanes);
 }
 
 template <class T>

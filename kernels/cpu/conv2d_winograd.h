@@ -26,13 +26,15 @@
 // 64, with Lavin & Gray's matrices for the points 0, 1, -1, 2, -2 and infinity (the transforms
 // multiply by 4, 5, 8 and 1/6, 1/12, 1/24). Measured on the same data, worst |a - e| / (1 + |e|):
 // 1.0e-4 to 2.9e-4 on the layers above, 10-20x F(2x2)'s (the tests hold it within gamma(C + 22)
-// of its own magnitudes). On the 2-core AMD EPYC (AVX-512, one thread, bench_conv, 2026-11-27):
-// forward and input gradient 7-14% faster than F(2x2) on 28x28 planes (ResNet-20 stage 1,
-// ConvNet conv2), -8% to +8% on 14x14 ones (whose 4x4 tiles run past the plane) and ~40% slower
-// on 7x7 (two tiles a row fill a quarter of a vector). So EMBER_CPU_CONV=auto runs F(4x4) where
-// its tiles cover the output plane exactly and fill the vectors (winograd4_pays: the zoo's 28x28
-// layers) and F(2x2) elsewhere; winograd runs F(2x2) and winograd4 F(4x4) wherever they apply. The weight gradient
-// is F(2x2) whichever runs the forward.
+// of its own magnitudes). On the 2-core AMD EPYC (one thread, bench_conv, 2026-11-27), F(4x4)
+// against F(2x2), forward and input gradient: 28x28 planes (ResNet-20 stage 1, ConvNet conv2)
+// 7-17% faster on AVX-512 and 25-29% under AVX2; 14x14 1-12% faster on AVX-512 (an earlier run:
+// -8% to +13%) and 11-17% under AVX2; 7x7 ~30% slower on AVX-512 and 5-8% under AVX2
+// (two tiles a row fill a quarter of a vector). A training step (bench-train, one thread):
+// ResNet-20 +4.4% and ConvNet +9.2% on AVX-512, +7.6% and +13.7% under AVX2 (docs/kernels.md).
+// So EMBER_CPU_CONV=auto runs F(4x4) where its tiles fill the vectors (winograd4_pays) and
+// F(2x2) elsewhere; winograd runs F(2x2) and winograd4 F(4x4) wherever they apply. The weight
+// gradient is F(2x2) whichever runs the forward.
 //
 // Which algorithm runs is kernels/providers.h's CpuConvAlgorithm (EMBER_CPU_CONV).
 #include <cstdint>
@@ -46,10 +48,10 @@ bool winograd_applies(const Conv2dGeometry& g);
 // What EMBER_CPU_CONV=auto picks: Winograd where it applies and the channels are wide enough
 // for its 16 GEMMs to beat one im2col GEMM (measured: bench/kernels/bench_conv).
 bool winograd_pays(const Conv2dGeometry& g);
-// Where auto runs F(4x4, 3x3) for the forward and input gradient: where Winograd pays, the output
-// plane is whole 4x4 tiles (no tile computes outputs past its edge) and a row of tiles fills at
-// least 7 of a vector's 8 lanes (planes 28 wide and up; narrower ones leave lanes idle that
-// F(2x2)'s twice as many tiles would fill).
+// Where auto runs F(4x4, 3x3) for the forward and input gradient: where Winograd pays and a row
+// of its tiles fills at least 7 of a vector's 8 lanes (planes 28 wide, 56 wide), or two rows of
+// four tiles share one (14 and 16 wide). Narrower rows (7x7: two tiles) leave lanes idle that
+// F(2x2)'s twice as many tiles fill.
 bool winograd4_pays(const Conv2dGeometry& g);
 
 // y [N, OC, OH, OW] = conv(x, weight) + bias (bias may be undefined) by F(tile x tile, 3x3),

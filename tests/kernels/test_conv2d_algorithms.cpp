@@ -107,9 +107,10 @@ TEST_CASE("Winograd F(2x2, 3x3) and F(4x4, 3x3) hold their error bounds on the z
   }
 }
 
-// auto's Winograd tile (kernels/cpu/conv2d_winograd.h): F(4x4) where its tiles cover the output
-// plane and fill seven or eight lanes a row, F(2x2) on the other layers Winograd pays for.
-TEST_CASE("auto runs Winograd F(4x4) on the zoo's 28x28 layers and F(2x2) on the smaller ones", "[conv2d][winograd]") {
+// auto's Winograd tile (kernels/cpu/conv2d_winograd.h): F(4x4) where its rows of tiles fill at
+// least seven of a vector's eight lanes (or two rows of four share one), F(2x2) on the other
+// layers Winograd pays for.
+TEST_CASE("auto runs Winograd F(4x4) where its tiles fill the vectors and F(2x2) elsewhere", "[conv2d][winograd]") {
   const auto geometry = [](int64_t c, int64_t h, int64_t w, int64_t oc) {
     return kernels::conv2d_geometry(Shape{64, c, h, w}, Shape{oc, c, 3, 3}, kernels::Conv2dArgs{1, 1, 1}, "test");
   };
@@ -118,13 +119,15 @@ TEST_CASE("auto runs Winograd F(4x4) on the zoo's 28x28 layers and F(2x2) on the
     kernels::Conv2dGeometry g;
     bool f4;
   };
-  for (const Layer& l : {Layer{"ResNet-20 stage 1", geometry(16, 28, 28, 16), true},
-                         Layer{"ConvNet conv2", geometry(32, 28, 28, 32), true},
-                         Layer{"ResNet-20 stage 2", geometry(32, 14, 14, 32), false},
-                         Layer{"ConvNet conv4", geometry(64, 14, 14, 64), false},
-                         Layer{"ResNet-20 stage 3", geometry(64, 7, 7, 64), false},
-                         Layer{"16x16 (four tiles a row)", geometry(16, 16, 16, 16), false},
-                         Layer{"ConvNet conv1 (one channel in)", geometry(1, 28, 28, 32), false}}) {
+  for (const Layer& l : {Layer{"ResNet-20 stage 1 (28x28: seven tiles a row)", geometry(16, 28, 28, 16), true},
+                         Layer{"ConvNet conv2 (28x28)", geometry(32, 28, 28, 32), true},
+                         Layer{"ResNet-20 stage 2 (14x14: two rows of four tiles a vector)", geometry(32, 14, 14, 32), true},
+                         Layer{"ConvNet conv4 (14x14)", geometry(64, 14, 14, 64), true},
+                         Layer{"ResNet-20 stage 3 (7x7: two tiles a row)", geometry(64, 7, 7, 64), false},
+                         Layer{"12x12 (three tiles a row)", geometry(16, 12, 12, 16), false},
+                         Layer{"14x4 (one row of four tiles)", geometry(16, 4, 14, 16), false},
+                         Layer{"56x56 (fourteen tiles a row, two vectors)", geometry(16, 56, 56, 16), true},
+                         Layer{"ConvNet conv1 (one channel in: no Winograd)", geometry(1, 28, 28, 32), false}}) {
     INFO(l.name);
     CHECK(kernels::cpu::winograd4_pays(l.g) == l.f4);
   }

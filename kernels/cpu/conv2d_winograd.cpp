@@ -154,6 +154,41 @@ void for_each_input_step(const ForwardPlan& p, const T* padded, T* out, const St
       step(padded + m * (th * pw + tw), pair_rows<Lanes>(p, th) ? m * pw : 4 * m, out + th * p.tiles_w + tw);
 }
 
+// Calls tile(x, o) for every vector step over the tiles of a padded plane: x[r] = row(the step's
+// tiles' input row r, next) for r < Rows (Width vectors each), o the step's first column of V's
+// row. A tile's last two input rows are the first two of the tile below it, so where no vector
+// pairs rows of tiles the steps run down each column of tiles and carry those two rows to the
+// next step (each input row is read and transformed once: the gathers were most of the
+// transforms' work). Columns of steps run from the last to the first: a step past a row's last
+// tile writes the first tiles of the row below, which the first column's steps then write again.
+template <class Lanes, int Rows, int Width, class T, class Row, class Tile>
+void for_each_tile_step(const ForwardPlan& p, const T* plane, T* out, const Row& row, const Tile& tile) {
+  typename Lanes::V x[Rows][Width];
+  const int64_t pw = p.padded_w;
+  if (pair_rows<Lanes>(p, 0)) {
+    for_each_input_step<Lanes>(p, plane, out, [&](const T* d0, int64_t next, T* o) {
+      for (int r = 0; r < Rows; ++r) row(d0 + r * pw, next, x[r]);
+      tile(x, o);
+    });
+    return;
+  }
+  const int64_t next = 4 * p.tile;  // the upper lanes' tiles are the row's next four (pair_rows)
+  for (int64_t tw = (p.tiles_w - 1) / Lanes::width * Lanes::width; tw >= 0; tw -= Lanes::width) {
+    const T* d0 = plane + p.tile * tw;
+    row(d0, next, x[0]);
+    row(d0 + pw, next, x[1]);
+    for (int64_t th = 0; th < p.tiles_h; ++th) {
+      const T* rows = d0 + p.tile * th * pw;
+      for (int r = 2; r < Rows; ++r) row(rows + r * pw, next, x[r]);
+      tile(x, out + th * p.tiles_w + tw);
+      for (int j = 0; j < Width; ++j) {
+        x[0][j] = x[Rows - 2][j];
+        x[1][j] = x[Rows - 1][j];
+      }
+    }
+  }
+}
+
 // Calls step(t, rows, tw, b) for every vector step over the tiles of every output plane: t is
 // the step's first column of M's row for that channel, rows the m output rows that step writes
 // the tiles' outputs into, from element m * tw (with pair_rows, the second tile row's from
@@ -203,15 +238,12 @@ void for_each_output_step(const Conv2dGeometry& g, const ForwardPlan& p, const T
     }
 }
 
-// F(2x2): V[k][c][column] = (B^T d B)[k] for the 4x4 tile d of every column.
-// A tile's last two input rows are the first two of the tile below it, so where no vector pairs
-// rows of tiles the steps run down each column of tiles and carry those two rows' gathered
-// columns to the next step: half the loads and shuffles (the gathers were most of the
-// transform's work), the same sums in the same order.
+// F(2x2): V[k][c][column] = (B^T d B)[k] for the 4x4 tile d of every column, each input row's
+// columns gathered once (for_each_tile_step carries a tile's last two rows to the tile below).
 template <class Lanes, class T>
 void transform_tiles(const Conv2dGeometry& g, const ForwardPlan& p, const T* images, int64_t count, T* padded, T* v) {
   using V = typename Lanes::V;
-  const int64_t stride = p.v_tap, pw = p.padded_w;
+  const int64_t stride = p.v_tap;
   // B^T d B of the step whose tiles' rows are x[r] (column j of row r: x[r][j]), stored at o
   const auto transform = [stride](const V (&x)[4][4], T* o) {
     V a[4][4];  // B^T d
@@ -231,35 +263,8 @@ void transform_tiles(const Conv2dGeometry& g, const ForwardPlan& p, const T* ima
   const auto gather = [](const T* row, int64_t next, V (&x)[4]) {
     for (int j = 0; j < 4; ++j) x[j] = Lanes::column(row, next, j);
   };
-  const bool paired = pair_rows<Lanes>(p, 0);
   for_each_input_plane(g, p, images, count, padded, v, [&](const T* plane, T* out) {
-    if (paired) {
-      for_each_input_step<Lanes>(p, plane, out, [&](const T* d0, int64_t next, T* o) {
-        V x[4][4];
-        for (int r = 0; r < 4; ++r) gather(d0 + r * pw, next, x[r]);
-        transform(x, o);
-      });
-      return;
-    }
-    // Columns of steps from the last to the first: a step past a row's last tile writes the
-    // first tiles of the row below, which the first column's steps then write again.
-    const int64_t next = 4 * p.tile;  // the upper lanes' tiles are the row's next four (pair_rows)
-    for (int64_t tw = (p.tiles_w - 1) / Lanes::width * Lanes::width; tw >= 0; tw -= Lanes::width) {
-      const T* d0 = plane + p.tile * tw;
-      V x[4][4];
-      gather(d0, next, x[0]);
-      gather(d0 + pw, next, x[1]);
-      for (int64_t th = 0; th < p.tiles_h; ++th) {
-        const T* rows = d0 + p.tile * th * pw;
-        gather(rows + 2 * pw, next, x[2]);
-        gather(rows + 3 * pw, next, x[3]);
-        transform(x, out + th * p.tiles_w + tw);
-        for (int j = 0; j < 4; ++j) {
-          x[0][j] = x[2][j];
-          x[1][j] = x[3][j];
-        }
-      }
-    }
+    for_each_tile_step<Lanes, 4, 4>(p, plane, out, gather, transform);
   });
 }
 
@@ -308,13 +313,11 @@ inline void at6(const V* m, V* y) {
 
 // F(4x4): V[k][c][column] = (B^T d B)[k] for the 6x6 tile d of every column, k = 6a + b.
 // Each tile row goes through B as it is read (holding all 36 gathered columns first spilled
-// registers). A tile's last two input rows are the first two of the tile below it, so, as in
-// F(2x2)'s transform_tiles, where no vector pairs rows of tiles the steps run down each column of
-// tiles and carry those two rows' d B to the next step: a third of the gathers, the same sums.
+// registers), once (for_each_tile_step carries a tile's last two rows' d B to the tile below).
 template <class Lanes, class T>
 void transform_tiles4(const Conv2dGeometry& g, const ForwardPlan& p, const T* images, int64_t count, T* padded, T* v) {
   using V = typename Lanes::V;
-  const int64_t stride = p.v_tap, pw = p.padded_w;
+  const int64_t stride = p.v_tap;
   const auto row_times_b = [](const T* r, int64_t next, V* h) {  // row r of the tiles times B
     const V x[6] = {Lanes::template column4<0>(r, next), Lanes::template column4<1>(r, next),
                     Lanes::template column4<2>(r, next), Lanes::template column4<3>(r, next),
@@ -329,34 +332,8 @@ void transform_tiles4(const Conv2dGeometry& g, const ForwardPlan& p, const T* im
       for (int a = 0; a < 6; ++a) Lanes::store(o + (6 * a + b) * stride, r[a]);
     }
   };
-  const bool paired = pair_rows<Lanes>(p, 0);
   for_each_input_plane(g, p, images, count, padded, v, [&](const T* plane, T* out) {
-    if (paired) {
-      for_each_input_step<Lanes>(p, plane, out, [&](const T* d0, int64_t next, T* o) {
-        V h[6][6];
-        for (int i = 0; i < 6; ++i) row_times_b(d0 + i * pw, next, h[i]);
-        columns_times_bt(h, o);
-      });
-      return;
-    }
-    // Columns of steps from the last to the first: a step past a row's last tile writes the
-    // first tiles of the row below, which the first column's steps then write again.
-    const int64_t next = 4 * p.tile;  // the upper lanes' tiles are the row's next four (pair_rows)
-    for (int64_t tw = (p.tiles_w - 1) / Lanes::width * Lanes::width; tw >= 0; tw -= Lanes::width) {
-      const T* d0 = plane + p.tile * tw;
-      V h[6][6];
-      row_times_b(d0, next, h[0]);
-      row_times_b(d0 + pw, next, h[1]);
-      for (int64_t th = 0; th < p.tiles_h; ++th) {
-        const T* rows = d0 + p.tile * th * pw;
-        for (int i = 2; i < 6; ++i) row_times_b(rows + i * pw, next, h[i]);
-        columns_times_bt(h, out + th * p.tiles_w + tw);
-        for (int b = 0; b < 6; ++b) {
-          h[0][b] = h[4][b];
-          h[1][b] = h[5][b];
-        }
-      }
-    }
+    for_each_tile_step<Lanes, 6, 6>(p, plane, out, row_times_b, columns_times_bt);
   });
 }
 

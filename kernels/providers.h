@@ -13,7 +13,8 @@
 //
 //   auto      Winograd where it applies and pays (3x3, stride 1, >= 16 channels in and out:
 //             kernels/cpu/conv2d_winograd.h), F(4x4, 3x3) for the forward and input gradient
-//             where its tiles fill the vectors (planes 14 wide and up), else F(2x2, 3x3); the direct convolution for the other
+//             where a row of its tiles fills the vectors (28x28 and 14x14 planes, not 7x7),
+//             else F(2x2, 3x3); the direct convolution for the other
 //             stride-1 layers with fewer than 16 input channels, f32, on a CPU with AVX2 or
 //             AVX-512 (kernels/cpu/conv2d_direct.h); im2col + GEMM elsewhere
 //   im2col    im2col + GEMM everywhere: the straightforward reference (kernels/cpu/conv2d.cpp)

@@ -398,10 +398,12 @@ bool winograd_pays(const Conv2dGeometry& g) {
 }
 
 bool winograd4_pays(const Conv2dGeometry& g) {
-  constexpr int64_t lanes = Float8Lanes::width;
-  const int64_t tiles_w = (g.out_w + 3) / 4, steps = (tiles_w + lanes - 1) / lanes;
-  const bool paired = 2 * tiles_w == lanes && g.out_h > 4;  // pair_rows: two rows of tiles a vector
-  return winograd_pays(g) && (paired || 8 * tiles_w >= 7 * steps * lanes);
+  if (!winograd_pays(g)) return false;
+  using Lanes = Float8Lanes;
+  const ForwardPlan p = plan_for(g, 4);
+  const int64_t steps = (p.tiles_w + Lanes::width - 1) / Lanes::width;
+  // two rows of tiles share each vector, or tiles fill at least 7/8 of a row's vector steps
+  return pair_rows<Lanes>(p, 0) || 8 * p.tiles_w >= 7 * steps * Lanes::width;
 }
 
 template <class T>

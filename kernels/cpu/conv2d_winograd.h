@@ -49,9 +49,9 @@ bool winograd_applies(const Conv2dGeometry& g);
 // for its 16 GEMMs to beat one im2col GEMM (measured: bench/kernels/bench_conv).
 bool winograd_pays(const Conv2dGeometry& g);
 // Where auto runs F(4x4, 3x3) for the forward and input gradient: where Winograd pays and a row
-// of its tiles fills at least 7 of a vector's 8 lanes (planes 28 wide, 56 wide), or two rows of
-// four tiles share one (14 and 16 wide). Narrower rows (7x7: two tiles) leave lanes idle that
-// F(2x2)'s twice as many tiles fill.
+// of its tiles fills at least 7 of a vector's 8 lanes (planes 25-32 wide, 53-64 wide), or two rows
+// of four tiles share one (13-16 wide). Other rows (7x7: two tiles; 17-24 wide: five or six)
+// leave lanes idle that F(2x2)'s twice as many tiles fill better.
 bool winograd4_pays(const Conv2dGeometry& g);
 
 // y [N, OC, OH, OW] = conv(x, weight) + bias (bias may be undefined) by F(tile x tile, 3x3),

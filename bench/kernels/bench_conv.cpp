@@ -143,7 +143,6 @@ void register_benchmarks(const std::vector<int>& thread_counts) {
                                            CpuConvAlgorithm::direct}) {
           const bool winograd = algorithm == CpuConvAlgorithm::winograd || algorithm == CpuConvAlgorithm::winograd4;
           if (winograd && !ember::kernels::cpu::winograd_applies(geometry_of(l))) continue;
-          if (algorithm == CpuConvAlgorithm::winograd4 && pass == Pass::weight_grad) continue;  // F(2x2) either way
           if (algorithm == CpuConvAlgorithm::direct && !ember::kernels::cpu::direct_applies(geometry_of(l))) continue;
           const std::string name = std::string(l.name) + "/" + pass_name(pass) + "/" +
                                    ember::kernels::cpu_conv_algorithm_name(algorithm) +

@@ -114,6 +114,17 @@ int64_t winograd_forward_tile(const Conv2dGeometry& g) {
   }
 }
 
+// The output tile of a Winograd weight gradient: F(4x4, 3x3) under EMBER_CPU_CONV=winograd4, and
+// under auto wherever Winograd runs (kernels/cpu/conv2d_winograd.h: winograd4_weight_grad_pays);
+// F(2x2) under winograd.
+int64_t winograd_weight_grad_tile(const Conv2dGeometry& g) {
+  switch (cpu_conv_algorithm()) {
+    case CpuConvAlgorithm::winograd4: return 4;
+    case CpuConvAlgorithm::automatic: return winograd4_weight_grad_pays(g) ? 4 : 2;
+    default: return 2;
+  }
+}
+
 // Whether this convolution runs as the direct convolution (f32 only: kernels/cpu/conv2d_direct.h).
 template <class T>
 bool use_direct(const Conv2dGeometry& g) {
@@ -212,7 +223,7 @@ void conv2d_input_grad(const Conv2dGeometry& g, const Tensor& dy, const Tensor& 
 template <class T>
 void conv2d_weight_grad(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy, const Tensor& dw) {
   if (use_winograd(g)) {
-    conv2d_winograd_weight_grad<T>(g, x, dy, dw);
+    conv2d_winograd_weight_grad<T>(g, x, dy, dw, winograd_weight_grad_tile(g));
     return;
   }
   if constexpr (std::is_same_v<T, float>)

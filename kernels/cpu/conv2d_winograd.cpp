@@ -7,6 +7,7 @@
 // transforms' vectors of tiles are conv2d_winograd_lanes.h, their walks over the planes
 // conv2d_winograd_steps.h; the weight gradient is conv2d_winograd_weight_grad.cpp.
 #include "kernels/cpu/conv2d_winograd.h"
+#include "kernels/cpu/conv2d_winograd_f4.h"
 #include "kernels/cpu/conv2d_winograd_lanes.h"
 #include "kernels/cpu/conv2d_winograd_plan.h"
 #include "kernels/cpu/conv2d_winograd_steps.h"
@@ -71,19 +72,6 @@ void transform_kernels(const Conv2dGeometry& g, const T* weight, T* u) {
   });
 }
 
-// F(4x4)'s G applied to (x0, x1, x2): G's rows (1/4, 0, 0), -(1, 1, 1)/6, -(1, -1, 1)/6,
-// (1/24, 1/12, 1/6), (1/24, -1/12, 1/6), (0, 0, 1).
-template <class T>
-void g6(T x0, T x1, T x2, T* out) {
-  const T sixth = T(1) / T(6), a = x0 + x2, b = T(0.25) * x0 + x2;
-  out[0] = T(0.25) * x0;
-  out[1] = -sixth * (a + x1);
-  out[2] = -sixth * (a - x1);
-  out[3] = sixth * (b + T(0.5) * x1);
-  out[4] = sixth * (b - T(0.5) * x1);
-  out[5] = x2;
-}
-
 // F(4x4): U[k][oc][c] = (G g G^T)[k], k = 6a + b, for every kernel g = weight[oc][c].
 template <class T>
 void transform_kernels4(const Conv2dGeometry& g, const T* weight, T* u) {
@@ -141,30 +129,6 @@ void untransform_tiles(const Conv2dGeometry& g, const ForwardPlan& p, const T* m
     for (int i = 0; i < 2; ++i)  // (A^T m) A: each tile's two outputs of row i
       Lanes::store_pairs(out_rows[i] + 2 * tw, s[i][0] + s[i][1] + s[i][2] + b, s[i][1] - s[i][2] - s[i][3] + b);
   });
-}
-
-// F(4x4)'s B^T applied to (x0..x5): the rows (4, 0, -5, 0, 1, 0), (0, -4, -4, 1, 1, 0),
-// (0, 4, -4, -1, 1, 0), (0, -2, -1, 2, 1, 0), (0, 2, -1, -2, 1, 0), (0, 4, 0, -5, 0, 1).
-template <class V>
-inline void bt6(const V* x, V* o) {
-  const V t1 = x[4] - 4 * x[2], t2 = x[3] - 4 * x[1], t3 = x[4] - x[2], t4 = 2 * (x[3] - x[1]);
-  o[0] = 4 * x[0] - 5 * x[2] + x[4];
-  o[1] = t1 + t2;
-  o[2] = t1 - t2;
-  o[3] = t3 + t4;
-  o[4] = t3 - t4;
-  o[5] = 4 * x[1] - 5 * x[3] + x[5];
-}
-
-// F(4x4)'s A^T applied to (m0..m5): the rows (1, 1, 1, 1, 1, 0), (0, 1, -1, 2, -2, 0),
-// (0, 1, 1, 4, 4, 0), (0, 1, -1, 8, -8, 1).
-template <class V>
-inline void at6(const V* m, V* y) {
-  const V s1 = m[1] + m[2], d1 = m[1] - m[2], s2 = m[3] + m[4], d2 = m[3] - m[4];
-  y[0] = m[0] + s1 + s2;
-  y[1] = d1 + 2 * d2;
-  y[2] = s1 + 4 * s2;
-  y[3] = d1 + 8 * d2 + m[5];
 }
 
 // F(4x4): V[k][c][column] = (B^T d B)[k] for the 6x6 tile d of every column, k = 6a + b.
@@ -261,6 +225,8 @@ bool winograd4_pays(const Conv2dGeometry& g) {
   // two rows of tiles share each vector, or tiles fill at least 7/8 of a row's vector steps
   return pair_rows<Lanes>(p, 0) || 8 * p.tiles_w >= 7 * steps * Lanes::width;
 }
+
+bool winograd4_weight_grad_pays(const Conv2dGeometry& g) { return winograd_pays(g); }
 
 template <class T>
 void conv2d_winograd(const Conv2dGeometry& g, const Tensor& x, const Tensor& weight, const Tensor& bias,

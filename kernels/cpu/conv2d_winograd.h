@@ -34,7 +34,10 @@
 // ResNet-20 +4.4% and ConvNet +9.2% on AVX-512, +7.6% and +13.7% under AVX2 (docs/kernels.md).
 // So EMBER_CPU_CONV=auto runs F(4x4) where its tiles fill the vectors (winograd4_pays) and
 // F(2x2) elsewhere; winograd runs F(2x2) and winograd4 F(4x4) wherever they apply. The weight
-// gradient is F(2x2) whichever runs the forward.
+// gradient's transforms run over channels, not tiles, so no plane width leaves its lanes idle:
+// auto runs it as F(4x4) wherever Winograd runs (measured on a 2-core AMD EPYC Zen 3, AVX2, one
+// thread, interleaved bench-train steps: ResNet-20 +4%, ConvNet +11%; docs/kernels.md). Its error
+// is the forward's kind: the tests hold it within gamma(N tiles + 23) of its own magnitudes.
 //
 // Which algorithm runs is kernels/providers.h's CpuConvAlgorithm (EMBER_CPU_CONV).
 #include <cstdint>
@@ -53,6 +56,8 @@ bool winograd_pays(const Conv2dGeometry& g);
 // of four tiles share one (13-16 wide). Other rows (7x7: two tiles; 17-24 wide: five or six)
 // leave lanes idle that F(2x2)'s twice as many tiles fill better.
 bool winograd4_pays(const Conv2dGeometry& g);
+// Where auto runs the weight gradient as F(4x4, 3x3): wherever Winograd pays.
+bool winograd4_weight_grad_pays(const Conv2dGeometry& g);
 
 // y [N, OC, OH, OW] = conv(x, weight) + bias (bias may be undefined) by F(tile x tile, 3x3),
 // tile 2 or 4; T is float or double.
@@ -63,8 +68,10 @@ void conv2d_winograd(const Conv2dGeometry& g, const Tensor& x, const Tensor& wei
                      const Tensor& y, int64_t tile = 2);
 
 // dweight [OC, C, 3, 3] = the gradient of that convolution's weight for output gradient dy,
-// by the adjoints of the same transforms: 16 GEMMs [OC, tiles] x [tiles, C] per group of images.
+// by the adjoints of F(tile x tile, 3x3)'s transforms (tile 2 or 4): (tile + 2)^2 GEMMs
+// [OC, tiles] x [tiles, C] per group of images.
 template <class T>
-void conv2d_winograd_weight_grad(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy, const Tensor& dweight);
+void conv2d_winograd_weight_grad(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy, const Tensor& dweight,
+                                 int64_t tile = 2);
 
 }  // namespace ember::kernels::cpu

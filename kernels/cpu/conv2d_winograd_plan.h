@@ -1,6 +1,6 @@
 #pragma once
 // How Winograd F(m x m, 3x3) (kernels/cpu/conv2d_winograd.h) cuts a batch, shared by its forward
-// (conv2d_winograd.cpp, m = 2 or 4) and its weight gradient (conv2d_winograd_weight_grad.cpp, m = 2):
+// (conv2d_winograd.cpp) and its weight gradient (conv2d_winograd_weight_grad.cpp), m = 2 or 4:
 //
 //   const WinogradPlan p = winograd_plan(g, 4);
 //   for_each_group(p, g.batch, [&](int64_t chunk, int64_t first, int64_t count) { ... });
@@ -19,7 +19,6 @@
 
 namespace ember::kernels::cpu {
 
-inline constexpr int64_t kWinogradTaps = 16;  // F(2x2, 3x3)'s 4x4 tile
 // Tiles per GEMM: wide enough for the GEMM kernel's panels.
 inline constexpr int64_t kWinogradColumnsWanted = 192;
 // A tile's 16 values go to 16 tap blocks; were the blocks a multiple of 4 KiB apart (64
@@ -38,14 +37,15 @@ struct WinogradPlan {
   int64_t padded_h, padded_w;       // an input plane with its padding, covering every tile
 };
 
-inline WinogradPlan winograd_plan(const Conv2dGeometry& g, int64_t tile = 2) {
+inline WinogradPlan winograd_plan(const Conv2dGeometry& g, int64_t tile = 2,
+                                  int64_t columns_wanted = kWinogradColumnsWanted) {
   WinogradPlan p{};
   p.tile = tile;
   p.taps = (tile + 2) * (tile + 2);
   p.tiles_h = (g.out_h + tile - 1) / tile;
   p.tiles_w = (g.out_w + tile - 1) / tile;
   p.tiles = p.tiles_h * p.tiles_w;
-  p.group = std::clamp<int64_t>((kWinogradColumnsWanted + p.tiles - 1) / p.tiles, 1, g.batch);
+  p.group = std::clamp<int64_t>((columns_wanted + p.tiles - 1) / p.tiles, 1, g.batch);
   p.chunks = std::max<int64_t>(1, std::min<int64_t>(omp_get_max_threads(), g.batch));
   p.columns = p.tiles * p.group;
   p.padded_h = tile * p.tiles_h + 2;

@@ -1,20 +1,20 @@
-// Winograd F(2x2, 3x3)'s weight gradient on the CPU (kernels/cpu/conv2d_winograd.h): the
-// forward's steps run backwards, each transform's adjoint:
+// Winograd's weight gradient on the CPU (kernels/cpu/conv2d_winograd.h), F(2x2, 3x3) or
+// F(4x4, 3x3): the forward's steps run backwards, each transform's adjoint (n = m + 2, taps = n^2):
 //
-//   V  = B^T d B     each 4x4 input tile, as in the forward
-//   dM = A dy A^T    each 2x2 block of the output gradient, into a 4x4 tile
-//   dU[k] [OC, C] = sum over columns of dM[k][oc][col] V[k][c][col]   (16 GEMMs per group)
+//   V  = B^T d B     each n x n input tile, as in the forward
+//   dM = A dy A^T    each m x m block of the output gradient, into an n x n tile
+//   dU[k] [OC, C] = sum over columns of dM[k][oc][col] V[k][c][col]   (taps GEMMs per group)
 //   dweight = G^T dU G
 //
 // Channels last. The sum runs along the columns (tiles), which the forward's layout
-// (V [16][C][cols]) keeps contiguous; the GEMM would then transpose both operands into its
+// (V [taps][C][cols]) keeps contiguous; the GEMM would then transpose both operands into its
 // panels for every group, and did (measured on ResNet-20: the packing took longer than the
-// products). Here both are written with the channels innermost, V [16][cols][C] and
-// dM [16][cols][OC]: dM is A stored transposed (read in place where its rows hold whole
+// products). Here both are written with the channels innermost, V [taps][cols][C] and
+// dM [taps][cols][OC]: dM is A stored transposed (read in place where its rows hold whole
 // panels, else copied into them without a transpose) and V is B as stored (read in place).
 // The transforms run over L channels at a time (one vector), on an image first copied channels
 // last (x into a zero-bordered [padded_h][padded_w][C] plane, dy into a zero-bordered
-// [2 tiles_h][2 tiles_w][OC] one), so each tap of a tile is one whole vector load or store,
+// [m tiles_h][m tiles_w][OC] one), so each tap of a tile is one whole vector load or store,
 // whatever the plane's width. Channel counts are padded to whole vectors in the scratch; the
 // padding lanes are computed on zeros, and the GEMM reads dM's only as rows past OC of its last
 // panel, whose sums it never writes.
@@ -25,8 +25,10 @@
 #include <cstring>
 #include <vector>
 
+#include "core/error.h"
 #include "core/simulation.h"
 #include "kernels/cpu/conv2d_winograd.h"
+#include "kernels/cpu/conv2d_winograd_f4.h"
 #include "kernels/cpu/conv2d_winograd_plan.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/prefetch.h"
@@ -37,7 +39,12 @@
 namespace ember::kernels::cpu {
 namespace {
 
-constexpr int64_t kTaps = kWinogradTaps;
+// F(4x4)'s tiles per group: half the forward's. V and dM hold 36 taps, not 16; at ~192 columns
+// of 16 channels they are 0.9 MB together, past a 512 KiB L2 (measured on a 2-core AMD EPYC
+// Zen 3, AVX2, one thread: ResNet-20's stage-1 weight gradient 2.69 -> 2.30 ms, its 7x7 one
+// 2.87 -> 2.11, ConvNet's 64->64 7.20 -> 6.44 with 96; 48 was no faster). F(2x2) at 96 was
+// no faster than at 192.
+constexpr int64_t kColumnsWanted4 = 96;
 
 // L channels of T in one 32-byte vector (GCC and Clang vector extensions, compiled for this
 // machine's widest unit).
@@ -55,9 +62,9 @@ struct ChannelLanes {
 
 int64_t whole_vectors(int64_t channels, int64_t lanes) { return (channels + lanes - 1) / lanes * lanes; }
 
-// One chunk's scratch, laid out from base, channels last: V [16][columns][cv] and
-// dM [16][columns][ov] (a skew after each tap's block), the input plane [padded_h][padded_w][cv]
-// and the output-gradient plane [2 tiles_h][2 tiles_w][ov], cv and ov being C and OC rounded up
+// One chunk's scratch, laid out from base, channels last: V [taps][columns][cv] and
+// dM [taps][columns][ov] (a skew after each tap's block), the input plane [padded_h][padded_w][cv]
+// and the output-gradient plane [m tiles_h][m tiles_w][ov], cv and ov being C and OC rounded up
 // to whole vectors, ov first up to the GEMM kernel's panel of rows (gemm_transposed_a_rows: AVX2's
 // 6-row panels over 16 channels read rows of 18), so that dM^T is read where it lies, not packed
 // for every tap and group (AVX2: ResNet-20's step ~115 -> ~106 ms on one thread). The planes are
@@ -79,12 +86,12 @@ struct Scratch {
     m_tap = p.columns * ov + kWinogradTapSkew;
   }
   int64_t elements(const WinogradPlan& p) const {
-    return kTaps * (v_tap + m_tap) + p.padded_h * p.padded_w * cv + 4 * p.tiles * ov;
+    return p.taps * (v_tap + m_tap) + p.padded_h * p.padded_w * cv + p.tile * p.tile * p.tiles * ov;
   }
   void lay_out(const WinogradPlan& p, T* base) {
     v = base;
-    dm = v + kTaps * v_tap;
-    x_plane = dm + kTaps * m_tap;
+    dm = v + p.taps * v_tap;
+    x_plane = dm + p.taps * m_tap;
     dy_plane = x_plane + p.padded_h * p.padded_w * cv;
     std::fill(x_plane, base + elements(p), T(0));
   }
@@ -135,10 +142,10 @@ void channels_last(const T* planes, int64_t channels, int64_t h, int64_t w, T* o
       for (int64_t x = 0; x < w; ++x) out[(y * ldo + x) * ld + c] = planes[c * plane + y * w + x];
 }
 
-// V[k][column][c] = (B^T d B)[k] for the 4x4 tile d of each of one image's tiles (columns from
-// `column` on), L channels at a time.
+// F(2x2): V[k][column][c] = (B^T d B)[k] for the 4x4 tile d of each of one image's tiles (columns
+// from `column` on), L channels at a time.
 template <class T>
-void transform_input_tiles(const WinogradPlan& p, const T* plane, int64_t cv, int64_t column, int64_t v_tap, T* v) {
+void transform_input_tiles2(const WinogradPlan& p, const T* plane, int64_t cv, int64_t column, int64_t v_tap, T* v) {
   using Lanes = ChannelLanes<T>;
   using V = typename Lanes::V;
   const int64_t row = p.padded_w * cv;  // elements from one plane row to the next
@@ -168,10 +175,10 @@ void transform_input_tiles(const WinogradPlan& p, const T* plane, int64_t cv, in
     }
 }
 
-// dM[k][column][oc] = (A dy A^T)[k] for the 2x2 block of the output gradient of each of one
-// image's tiles: the adjoint of the forward's A^T m A, L channels at a time.
+// F(2x2): dM[k][column][oc] = (A dy A^T)[k] for the 2x2 block of the output gradient of each of
+// one image's tiles: the adjoint of the forward's A^T m A, L channels at a time.
 template <class T>
-void transform_output_grad_tiles(const WinogradPlan& p, const T* plane, int64_t ov, int64_t column, int64_t m_tap,
+void transform_output_grad_tiles2(const WinogradPlan& p, const T* plane, int64_t ov, int64_t column, int64_t m_tap,
                                  T* dm) {
   using Lanes = ChannelLanes<T>;
   using V = typename Lanes::V;
@@ -195,13 +202,13 @@ void transform_output_grad_tiles(const WinogradPlan& p, const T* plane, int64_t 
     }
 }
 
-// dweight[oc][c] = G^T dU[.][oc][c] G: the adjoint of the forward's U = G g G^T.
+// F(2x2): dweight[oc][c] = G^T dU[.][oc][c] G: the adjoint of the forward's U = G g G^T.
 template <class T>
-void untransform_kernel_grads(const Conv2dGeometry& g, const T* du, T* dweight) {
+void untransform_kernel_grads2(const Conv2dGeometry& g, const T* du, T* dweight) {
   const int64_t stride = g.out_channels * g.in_channels;
   for (int64_t i = 0; i < stride; ++i) {
     T u[4][4];
-    for (int k = 0; k < kTaps; ++k) u[k / 4][k % 4] = du[k * stride + i];
+    for (int k = 0; k < 16; ++k) u[k / 4][k % 4] = du[k * stride + i];
     T t[3][4];  // G^T dU
     for (int j = 0; j < 4; ++j) {
       t[0][j] = u[0][j] + T(0.5) * (u[1][j] + u[2][j]);
@@ -217,14 +224,93 @@ void untransform_kernel_grads(const Conv2dGeometry& g, const T* du, T* dweight) 
   }
 }
 
+
+// F(4x4): V[k][column][c] = (B^T d B)[k], k = 6a + b, for the 6x6 tile d of each of one image's
+// tiles (columns from `column` on), L channels at a time: each row of d through B as it is read,
+// then each column of d B through B^T.
+template <class T>
+void transform_input_tiles4(const WinogradPlan& p, const T* plane, int64_t cv, int64_t column, int64_t v_tap, T* v) {
+  using Lanes = ChannelLanes<T>;
+  using V = typename Lanes::V;
+  const int64_t row = p.padded_w * cv;
+  for (int64_t th = 0; th < p.tiles_h; ++th)
+    for (int64_t tw = 0; tw < p.tiles_w; ++tw, ++column) {
+      const T* d0 = plane + (4 * th * p.padded_w + 4 * tw) * cv;
+      T* out = v + column * cv;
+      for (int64_t c = 0; c < cv; c += Lanes::width) {
+        V h[6][6];  // d B, row i at h[i]
+        for (int i = 0; i < 6; ++i) {
+          const T* d = d0 + i * row + c;
+          const V x[6] = {Lanes::load(d), Lanes::load(d + cv), Lanes::load(d + 2 * cv),
+                          Lanes::load(d + 3 * cv), Lanes::load(d + 4 * cv), Lanes::load(d + 5 * cv)};
+          bt6(x, h[i]);
+        }
+        for (int b = 0; b < 6; ++b) {  // B^T (d B), column b
+          const V col[6] = {h[0][b], h[1][b], h[2][b], h[3][b], h[4][b], h[5][b]};
+          V r[6];
+          bt6(col, r);
+          for (int a = 0; a < 6; ++a) Lanes::store(out + c + (6 * a + b) * v_tap, r[a]);
+        }
+      }
+    }
+}
+
+// F(4x4): dM[k][column][oc] = (A dy A^T)[k], k = 6a + b, for the 4x4 block of the output gradient
+// of each of one image's tiles: the adjoint of the forward's A^T M A, L channels at a time.
+template <class T>
+void transform_output_grad_tiles4(const WinogradPlan& p, const T* plane, int64_t ov, int64_t column, int64_t m_tap,
+                                  T* dm) {
+  using Lanes = ChannelLanes<T>;
+  using V = typename Lanes::V;
+  const int64_t row = 4 * p.tiles_w * ov;
+  for (int64_t th = 0; th < p.tiles_h; ++th)
+    for (int64_t tw = 0; tw < p.tiles_w; ++tw, ++column) {
+      const T* d0 = plane + (4 * th * 4 * p.tiles_w + 4 * tw) * ov;
+      T* out = dm + column * ov;
+      for (int64_t oc = 0; oc < ov; oc += Lanes::width) {
+        V h[4][6];  // dy A^T, row i at h[i]
+        for (int i = 0; i < 4; ++i) {
+          const T* d = d0 + i * row + oc;
+          const V y[4] = {Lanes::load(d), Lanes::load(d + ov), Lanes::load(d + 2 * ov), Lanes::load(d + 3 * ov)};
+          a6(y, h[i]);
+        }
+        for (int b = 0; b < 6; ++b) {  // A (dy A^T), column b
+          const V col[4] = {h[0][b], h[1][b], h[2][b], h[3][b]};
+          V r[6];
+          a6(col, r);
+          for (int a = 0; a < 6; ++a) Lanes::store(out + oc + (6 * a + b) * m_tap, r[a]);
+        }
+      }
+    }
+}
+
+// F(4x4): dweight[oc][c] = G^T dU[.][oc][c] G: the adjoint of the forward's U = G g G^T.
+template <class T>
+void untransform_kernel_grads4(const Conv2dGeometry& g, const T* du, T* dweight) {
+  const int64_t stride = g.out_channels * g.in_channels;
+  for (int64_t i = 0; i < stride; ++i) {
+    T t[3][6];  // G^T dU, column b at t[.][b]
+    for (int b = 0; b < 6; ++b) {
+      T col[6], r[3];
+      for (int a = 0; a < 6; ++a) col[a] = du[(6 * a + b) * stride + i];
+      gt6(col, r);
+      for (int q = 0; q < 3; ++q) t[q][b] = r[q];
+    }
+    T* out = dweight + i * 9;  // i = oc * C + c, the kernel's offset / 9
+    for (int r = 0; r < 3; ++r) gt6(t[r], out + 3 * r);  // (G^T dU) G
+  }
+}
+
 }  // namespace
 
 template <class T>
-void conv2d_winograd_weight_grad(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy, const Tensor& dweight) {
-  const WinogradPlan p = winograd_plan(g);
-  const int64_t oc_count = g.out_channels, c_count = g.in_channels, kernel_grads = kTaps * oc_count * c_count;
+void conv2d_winograd_weight_grad(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy, const Tensor& dweight,
+                                 int64_t tile) {
+  EMBER_CHECK(tile == 2 || tile == 4, "conv2d_winograd_weight_grad: no F(" << tile << "x" << tile << ", 3x3)");
+  const WinogradPlan p = winograd_plan(g, tile, tile == 4 ? kColumnsWanted4 : kWinogradColumnsWanted);
+  const int64_t oc_count = g.out_channels, c_count = g.in_channels, kernel_grads = p.taps * oc_count * c_count;
   const Scratch<T> layout(g, p);
-  Tensor partial, scratch;  // one dU [16][OC][C] per chunk
+  Tensor partial, scratch;  // one dU [taps][OC][C] per chunk
   {
     CategoryScope scope(MemoryCategory::workspace);
     partial = empty(Shape{p.chunks, kernel_grads}, TensorOptions().dtype(x.dtype()));
@@ -244,13 +330,19 @@ void conv2d_winograd_weight_grad(const Conv2dGeometry& g, const Tensor& x, const
       const T* next_x = n + 1 < g.batch ? x.data<T>() + (n + 1) * image_in : nullptr;
       channels_last(x.data<T>() + n * image_in, c_count, g.in_h, g.in_w,
                     s.x_plane + (g.pad_h * p.padded_w + g.pad_w) * s.cv, p.padded_w, s.cv, dy.data<T>() + n * image_out);
-      transform_input_tiles(p, s.x_plane, s.cv, image * p.tiles, s.v_tap, s.v);
-      channels_last(dy.data<T>() + n * image_out, oc_count, g.out_h, g.out_w, s.dy_plane, 2 * p.tiles_w, s.ov, next_x);
-      transform_output_grad_tiles(p, s.dy_plane, s.ov, image * p.tiles, s.m_tap, s.dm);
+      if (tile == 4)
+        transform_input_tiles4(p, s.x_plane, s.cv, image * p.tiles, s.v_tap, s.v);
+      else
+        transform_input_tiles2(p, s.x_plane, s.cv, image * p.tiles, s.v_tap, s.v);
+      channels_last(dy.data<T>() + n * image_out, oc_count, g.out_h, g.out_w, s.dy_plane, tile * p.tiles_w, s.ov, next_x);
+      if (tile == 4)
+        transform_output_grad_tiles4(p, s.dy_plane, s.ov, image * p.tiles, s.m_tap, s.dm);
+      else
+        transform_output_grad_tiles2(p, s.dy_plane, s.ov, image * p.tiles, s.m_tap, s.dm);
     }
     T* du = partial.data<T>() + chunk * kernel_grads;
     const int64_t columns = count * p.tiles;
-    for (int64_t k = 0; k < kTaps; ++k)  // dU[k] [OC, C] += dM[k]^T [OC, columns] V[k] [columns, C]
+    for (int64_t k = 0; k < p.taps; ++k)  // dU[k] [OC, C] += dM[k]^T [OC, columns] V[k] [columns, C]
       gemm<T>(oc_count, c_count, columns, {s.dm + k * s.m_tap, s.ov, /*transposed=*/true}, {s.v + k * s.v_tap, s.cv},
               {du + k * oc_count * c_count, c_count, T(1)});
   });
@@ -259,10 +351,13 @@ void conv2d_winograd_weight_grad(const Conv2dGeometry& g, const Tensor& x, const
     const T* part = total + chunk * kernel_grads;
     for (int64_t i = 0; i < kernel_grads; ++i) total[i] += part[i];
   }
-  untransform_kernel_grads(g, total, dweight.data<T>());
+  if (tile == 4)
+    untransform_kernel_grads4(g, total, dweight.data<T>());
+  else
+    untransform_kernel_grads2(g, total, dweight.data<T>());
 }
 
-template void conv2d_winograd_weight_grad<float>(const Conv2dGeometry&, const Tensor&, const Tensor&, const Tensor&);
-template void conv2d_winograd_weight_grad<double>(const Conv2dGeometry&, const Tensor&, const Tensor&, const Tensor&);
+template void conv2d_winograd_weight_grad<float>(const Conv2dGeometry&, const Tensor&, const Tensor&, const Tensor&, int64_t);
+template void conv2d_winograd_weight_grad<double>(const Conv2dGeometry&, const Tensor&, const Tensor&, const Tensor&, int64_t);
 
 }  // namespace ember::kernels::cpu

@@ -109,7 +109,7 @@ TEST_CASE("Winograd F(2x2, 3x3) and F(4x4, 3x3) hold their error bounds on the z
 
 // auto's Winograd tile (kernels/cpu/conv2d_winograd.h): F(4x4) where its rows of tiles fill at
 // least seven of a vector's eight lanes (or two rows of four share one), F(2x2) on the other
-// layers Winograd pays for.
+// layers Winograd pays for; the weight gradient (channels in the vectors, not tiles) F(4x4) on all.
 TEST_CASE("auto runs Winograd F(4x4) where its tiles fill the vectors and F(2x2) elsewhere", "[conv2d][winograd]") {
   const auto geometry = [](int64_t c, int64_t h, int64_t w, int64_t oc) {
     return kernels::conv2d_geometry(Shape{64, c, h, w}, Shape{oc, c, 3, 3}, kernels::Conv2dArgs{1, 1, 1}, "test");
@@ -130,5 +130,6 @@ TEST_CASE("auto runs Winograd F(4x4) where its tiles fill the vectors and F(2x2)
                          Layer{"ConvNet conv1 (one channel in: no Winograd)", geometry(1, 28, 28, 32), false}}) {
     INFO(l.name);
     CHECK(kernels::cpu::winograd4_pays(l.g) == l.f4);
+    CHECK(kernels::cpu::winograd4_weight_grad_pays(l.g) == kernels::cpu::winograd_pays(l.g));
   }
 }

@@ -55,8 +55,8 @@ int64_t longest_conv_sum(const ConvShape& c) {
 // The CPU runs Winograd F(2x2, 3x3) or F(4x4, 3x3) for 3x3 stride-1 layers (EMBER_CPU_CONV
 // picks which, and auto by the layer): its transforms' terms are larger than the convolution's
 // own (tests/support/winograd_magnitude.h), so those layers take the largest of the magnitudes,
-// for y, the weight gradient (F(2x2) only) and (padding 1: the input gradient as a flipped
-// convolution) the input gradient. Winograd's sums are C + 22, N * tiles + 12 and OC + 22 long.
+// for y, the weight gradient and (padding 1: the input gradient as a flipped convolution) the
+// input gradient. Winograd's sums are C + 22, N * tiles + 12 (F(4x4): + 23) and OC + 22 long.
 bool winograd_may_run(const ConvShape& c) {
   return c.w.dim() == 4 && c.w[2] == 3 && c.w[3] == 3 && c.stride == Size2(1) && c.dilation == Size2(1) &&
          c.x.numel() > 0 && c.w.numel() > 0;
@@ -65,7 +65,8 @@ bool winograd_may_run(const ConvShape& c) {
 int64_t longest_winograd_sum(const ConvShape& c) {
   const int64_t oh = c.x[2] + 2 * c.padding.h - 2, ow = c.x[3] + 2 * c.padding.w - 2;
   return std::max({winograd_forward_terms(c.x[1], 4), winograd_forward_terms(c.w[0], 4),
-                   winograd_weight_grad_terms(c.x[0] * ((oh + 1) / 2) * ((ow + 1) / 2))});
+                   winograd_weight_grad_terms(c.x[0] * ((oh + 1) / 2) * ((ow + 1) / 2), 2),
+                   winograd_weight_grad_terms(c.x[0] * ((oh + 3) / 4) * ((ow + 3) / 4), 4)});
 }
 
 OpCase conv_case(const std::string& name, std::vector<InputSpec> inputs, const ConvShape& c, bool bias) {
@@ -79,7 +80,8 @@ OpCase conv_case(const std::string& name, std::vector<InputSpec> inputs, const C
     const Tensor x = abs(in[0]), weight = abs(in[1]);
     for (int64_t tile : {2, 4}) m[0] = elementwise_max(m[0], winograd_forward_magnitude(x, weight, bias ? abs(in[2]) : Tensor(), c.padding, tile));
     if (!w.defined()) return m;
-    if (m[2].defined()) m[2] = elementwise_max(m[2], winograd_weight_grad_magnitude(x, abs(w), c.padding));
+    if (m[2].defined())
+      for (int64_t tile : {2, 4}) m[2] = elementwise_max(m[2], winograd_weight_grad_magnitude(x, abs(w), c.padding, tile));
     if (m[1].defined() && c.padding == Size2(1))
       for (int64_t tile : {2, 4}) m[1] = elementwise_max(m[1], winograd_input_grad_magnitude(abs(w), weight, tile));
     return m;

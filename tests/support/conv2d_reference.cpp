@@ -96,6 +96,14 @@ int64_t forward_tile(const ConvCase& k, kernels::CpuConvAlgorithm algorithm) {
   }
 }
 
+int64_t weight_grad_tile(const ConvCase& k, kernels::CpuConvAlgorithm algorithm) {
+  switch (algorithm) {
+    case kernels::CpuConvAlgorithm::winograd4: return 4;
+    case kernels::CpuConvAlgorithm::automatic: return kernels::cpu::winograd4_weight_grad_pays(geometry_of(k)) ? 4 : 2;
+    default: return 2;
+  }
+}
+
 ConvGrads reference_grads(const ConvCase& k, kernels::CpuConvAlgorithm algorithm, DType dtype, const Tensor& x,
                           const Tensor& w, const Tensor& dy) {
   const Shape out = dy.shape();
@@ -122,9 +130,11 @@ ConvGrads reference_grads(const ConvCase& k, kernels::CpuConvAlgorithm algorithm
   int64_t dx_terms = k.oc * k.kh * k.kw, dw_terms = k.n * out[2] * out[3];
   if (runs_winograd(k, algorithm)) {
     const Tensor ax = abs64(x), aw = abs64(w), ady = abs64(dy);
-    mw = test::elementwise_max(from_vector<double>(mw, w.shape()), test::winograd_weight_grad_magnitude(ax, ady, k.padding))
+    const int64_t tile = weight_grad_tile(k, algorithm);
+    mw = test::elementwise_max(from_vector<double>(mw, w.shape()), test::winograd_weight_grad_magnitude(ax, ady, k.padding, tile))
              .to_vector<double>();
-    dw_terms = std::max(dw_terms, test::winograd_weight_grad_terms(k.n * ((out[2] + 1) / 2) * ((out[3] + 1) / 2)));
+    const int64_t tiles = k.n * ((out[2] + tile - 1) / tile) * ((out[3] + tile - 1) / tile);
+    dw_terms = std::max(dw_terms, test::winograd_weight_grad_terms(tiles, tile));
     if (k.padding == Size2(1)) {
       mx = test::elementwise_max(from_vector<double>(mx, x.shape()),
                                  test::winograd_input_grad_magnitude(ady, aw, forward_tile(k, algorithm)))

@@ -32,11 +32,12 @@ struct ConvInputs {
 ConvInputs make_inputs(const ConvCase& k, DType dtype);
 std::string describe(const ConvCase& k);
 
-// Whether `algorithm` runs k as Winograd, and then the forward's output tile: F(2x2, 3x3) or
-// F(4x4, 3x3) (the weight gradient always runs F(2x2)). Under automatic, the kernel's own choice
-// for k's geometry (kernels/cpu/conv2d_winograd.h: winograd_pays, winograd4_pays).
+// Whether `algorithm` runs k as Winograd, and then the forward's and the weight gradient's output
+// tiles: F(2x2, 3x3) or F(4x4, 3x3). Under automatic, the kernel's own choice for k's geometry
+// (kernels/cpu/conv2d_winograd.h: winograd_pays, winograd4_pays, winograd4_weight_grad_pays).
 bool runs_winograd(const ConvCase& k, kernels::CpuConvAlgorithm algorithm);
 int64_t forward_tile(const ConvCase& k, kernels::CpuConvAlgorithm algorithm);
+int64_t weight_grad_tile(const ConvCase& k, kernels::CpuConvAlgorithm algorithm);
 
 // conv2d's gradients in fp64 for output gradient dy, and their bounds (tests/support/error_bound.h):
 // dx sums up to OC kh kw products, dw and db N OH OW; each bound is gamma(length) times the sum of

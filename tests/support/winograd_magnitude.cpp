@@ -129,33 +129,36 @@ Tensor winograd_forward_magnitude(const Tensor& x, const Tensor& w, const Tensor
   return from_vector<double>(out, Shape{in.n, k.n, oh, ow}, TensorOptions(DType::f64));
 }
 
-Tensor winograd_weight_grad_magnitude(const Tensor& x, const Tensor& dy, Size2 padding) {
+Tensor winograd_weight_grad_magnitude(const Tensor& x, const Tensor& dy, Size2 padding, int64_t tile) {
+  const Transform& f = transform_for(tile);
+  const int taps = f.n * f.n;
   const Planes in = planes_of(x), g = planes_of(dy);
   EMBER_CHECK(g.n == in.n && g.h == in.h + 2 * padding.h - 2 && g.w == in.w + 2 * padding.w - 2,
               "winograd magnitude: output gradient " << dy.shape() << " for input " << x.shape());
-  const int64_t tiles_h = (g.h + 1) / 2, tiles_w = (g.w + 1) / 2;
+  const int64_t tiles_h = (g.h + f.m - 1) / f.m, tiles_w = (g.w + f.m - 1) / f.m;
   // sum over tiles of (|A| |dY| |A^T|) . (|B^T| |d| |B|), per (o, c), then |G^T| . |G|.
-  std::vector<double> du(static_cast<size_t>(g.c * in.c * 16), 0.0);
-  std::vector<double> v(static_cast<size_t>(in.c * 16)), p(static_cast<size_t>(g.c * 16));
+  std::vector<double> du(static_cast<size_t>(g.c * in.c * taps), 0.0);
+  std::vector<double> v(static_cast<size_t>(in.c * taps)), p(static_cast<size_t>(g.c * taps));
   for (int64_t n = 0; n < in.n; ++n)
     for (int64_t ty = 0; ty < tiles_h; ++ty)
       for (int64_t tx = 0; tx < tiles_w; ++tx) {
         for (int64_t c = 0; c < in.c; ++c)
-          input_tile(kF2, in, n, c, 2 * ty - padding.h, 2 * tx - padding.w, &v[static_cast<size_t>(c * 16)]);
+          input_tile(f, in, n, c, f.m * ty - padding.h, f.m * tx - padding.w, &v[static_cast<size_t>(c * taps)]);
         for (int64_t o = 0; o < g.c; ++o)
-          output_grad_tile(kF2, g, n, o, 2 * ty, 2 * tx, &p[static_cast<size_t>(o * 16)]);
+          output_grad_tile(f, g, n, o, f.m * ty, f.m * tx, &p[static_cast<size_t>(o * taps)]);
         for (int64_t o = 0; o < g.c; ++o)
           for (int64_t c = 0; c < in.c; ++c)
-            for (int t = 0; t < 16; ++t)
-              du[static_cast<size_t>((o * in.c + c) * 16 + t)] += p[static_cast<size_t>(o * 16 + t)] * v[static_cast<size_t>(c * 16 + t)];
+            for (int t = 0; t < taps; ++t)
+              du[static_cast<size_t>((o * in.c + c) * taps + t)] +=
+                  p[static_cast<size_t>(o * taps + t)] * v[static_cast<size_t>(c * taps + t)];
       }
   std::vector<double> out(static_cast<size_t>(g.c * in.c * 9));
   for (int64_t oc = 0; oc < g.c * in.c; ++oc)
     for (int kh = 0; kh < 3; ++kh)
       for (int kw = 0; kw < 3; ++kw) {
         double s = 0;
-        for (int a = 0; a < 4; ++a)
-          for (int b = 0; b < 4; ++b) s += kF2.g[a][kh] * kF2.g[b][kw] * du[static_cast<size_t>(oc * 16 + a * 4 + b)];
+        for (int a = 0; a < f.n; ++a)
+          for (int b = 0; b < f.n; ++b) s += f.g[a][kh] * f.g[b][kw] * du[static_cast<size_t>(oc * taps + a * f.n + b)];
         out[static_cast<size_t>(oc * 9 + kh * 3 + kw)] = s;
       }
   return from_vector<double>(out, Shape{g.c, in.c, 3, 3}, TensorOptions(DType::f64));

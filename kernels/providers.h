@@ -14,12 +14,13 @@
 //   auto      Winograd where it applies and pays (3x3, stride 1, >= 16 channels in and out:
 //             kernels/cpu/conv2d_winograd.h), F(4x4, 3x3) for the forward and input gradient
 //             where a row of its tiles fills the vectors (28x28 and 14x14 planes, not 7x7),
-//             else F(2x2, 3x3); the direct convolution for the other
+//             else F(2x2, 3x3); the weight gradient F(4x4) wherever Winograd runs; the
+//             direct convolution for the other
 //             stride-1 layers with fewer than 16 input channels, f32, on a CPU with AVX2 or
 //             AVX-512 (kernels/cpu/conv2d_direct.h); im2col + GEMM elsewhere
 //   im2col    im2col + GEMM everywhere: the straightforward reference (kernels/cpu/conv2d.cpp)
 //   winograd  Winograd F(2x2, 3x3) wherever it applies (any channel count), im2col elsewhere
-//   winograd4 the same with F(4x4, 3x3) for the forward and input gradient (fewer
+//   winograd4 the same with F(4x4, 3x3) for the forward, input and weight gradients (fewer
 //             multiplications, 10-20x the rounding error; slower on small planes)
 //   direct    the direct convolution wherever it applies (stride 1, f32, AVX2 or AVX-512;
 //             forward and weight gradient), im2col elsewhere

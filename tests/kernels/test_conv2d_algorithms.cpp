@@ -79,7 +79,7 @@ TEST_CASE("EMBER_CPU_ISA: an instruction set the CPU lacks is refused by name", 
 
 // The error bounds of conv2d_winograd.h on the zoo's 3x3 layers (ConvNet's and ResNet-20's
 // widest), forward (F(2x2) and F(4x4)) and weight gradient against fp64: within gamma(C + 12)
-// (F(4x4): gamma(C + 22); the weight gradient gamma(N tiles + 12)) of Winograd's own magnitudes
+// (F(4x4): gamma(C + 22); the weight gradient gamma(N tiles + 12), F(4x4) + 23) of Winograd's own magnitudes
 // (tests/support/winograd_magnitude.h). The bound holds for any rounding; how much of it the
 // rounding uses is printed with -s.
 TEST_CASE("Winograd F(2x2, 3x3) and F(4x4, 3x3) hold their error bounds on the zoo's 3x3 layers", "[conv2d][winograd]") {

@@ -142,6 +142,21 @@ void channels_last(const T* planes, int64_t channels, int64_t h, int64_t w, T* o
       for (int64_t x = 0; x < w; ++x) out[(y * ldo + x) * ld + c] = planes[c * plane + y * w + x];
 }
 
+// Calls fn(in, out) for each of one image's tiles (columns from `column` on) and each vector of
+// its L channels: `in` that vector at the tile's first pixel in a channels-last plane `width`
+// pixels wide with `channels` per pixel, `out` the same channels of the tile's column in the
+// first tap block (`channels` per column too).
+template <class T, class Fn>
+void for_each_tile_vector(const WinogradPlan& p, const T* plane, int64_t width, int64_t channels, int64_t column,
+                          T* taps, const Fn& fn) {
+  for (int64_t th = 0; th < p.tiles_h; ++th)
+    for (int64_t tw = 0; tw < p.tiles_w; ++tw, ++column) {
+      const T* in = plane + (p.tile * th * width + p.tile * tw) * channels;
+      T* out = taps + column * channels;
+      for (int64_t c = 0; c < channels; c += ChannelLanes<T>::width) fn(in + c, out + c);
+    }
+}
+
 // F(2x2): V[k][column][c] = (B^T d B)[k] for the 4x4 tile d of each of one image's tiles (columns
 // from `column` on), L channels at a time.
 template <class T>
@@ -149,57 +164,44 @@ void transform_input_tiles2(const WinogradPlan& p, const T* plane, int64_t cv, i
   using Lanes = ChannelLanes<T>;
   using V = typename Lanes::V;
   const int64_t row = p.padded_w * cv;  // elements from one plane row to the next
-  for (int64_t th = 0; th < p.tiles_h; ++th)
-    for (int64_t tw = 0; tw < p.tiles_w; ++tw, ++column) {
-      const T* d0 = plane + (2 * th * p.padded_w + 2 * tw) * cv;
-      T* out = v + column * cv;
-      for (int64_t c = 0; c < cv; c += Lanes::width) {
-        V a[4][4];  // B^T d
-        for (int j = 0; j < 4; ++j) {
-          const T* d = d0 + j * cv + c;
-          const V x0 = Lanes::load(d), x1 = Lanes::load(d + row), x2 = Lanes::load(d + 2 * row),
-                  x3 = Lanes::load(d + 3 * row);
-          a[0][j] = x0 - x2;
-          a[1][j] = x1 + x2;
-          a[2][j] = x2 - x1;
-          a[3][j] = x1 - x3;
-        }
-        T* o = out + c;
-        for (int i = 0; i < 4; ++i) {  // (B^T d) B
-          Lanes::store(o + (4 * i + 0) * v_tap, a[i][0] - a[i][2]);
-          Lanes::store(o + (4 * i + 1) * v_tap, a[i][1] + a[i][2]);
-          Lanes::store(o + (4 * i + 2) * v_tap, a[i][2] - a[i][1]);
-          Lanes::store(o + (4 * i + 3) * v_tap, a[i][1] - a[i][3]);
-        }
-      }
+  for_each_tile_vector(p, plane, p.padded_w, cv, column, v, [&](const T* d0, T* o) {
+    V a[4][4];  // B^T d
+    for (int j = 0; j < 4; ++j) {
+      const T* d = d0 + j * cv;
+      const V x0 = Lanes::load(d), x1 = Lanes::load(d + row), x2 = Lanes::load(d + 2 * row), x3 = Lanes::load(d + 3 * row);
+      a[0][j] = x0 - x2;
+      a[1][j] = x1 + x2;
+      a[2][j] = x2 - x1;
+      a[3][j] = x1 - x3;
     }
+    for (int i = 0; i < 4; ++i) {  // (B^T d) B
+      Lanes::store(o + (4 * i + 0) * v_tap, a[i][0] - a[i][2]);
+      Lanes::store(o + (4 * i + 1) * v_tap, a[i][1] + a[i][2]);
+      Lanes::store(o + (4 * i + 2) * v_tap, a[i][2] - a[i][1]);
+      Lanes::store(o + (4 * i + 3) * v_tap, a[i][1] - a[i][3]);
+    }
+  });
 }
 
 // F(2x2): dM[k][column][oc] = (A dy A^T)[k] for the 2x2 block of the output gradient of each of
 // one image's tiles: the adjoint of the forward's A^T m A, L channels at a time.
 template <class T>
 void transform_output_grad_tiles2(const WinogradPlan& p, const T* plane, int64_t ov, int64_t column, int64_t m_tap,
-                                 T* dm) {
+                                  T* dm) {
   using Lanes = ChannelLanes<T>;
   using V = typename Lanes::V;
   const int64_t row = 2 * p.tiles_w * ov;
-  for (int64_t th = 0; th < p.tiles_h; ++th)
-    for (int64_t tw = 0; tw < p.tiles_w; ++tw, ++column) {
-      const T* d = plane + (2 * th * 2 * p.tiles_w + 2 * tw) * ov;
-      T* out = dm + column * ov;
-      for (int64_t oc = 0; oc < ov; oc += Lanes::width) {
-        const V d00 = Lanes::load(d + oc), d01 = Lanes::load(d + ov + oc);
-        const V d10 = Lanes::load(d + row + oc), d11 = Lanes::load(d + row + ov + oc);
-        const V r[4][2] = {{d00, d01}, {d00 + d10, d01 + d11}, {d00 - d10, d01 - d11}, {-d10, -d11}};  // A dy
-        T* o = out + oc;
-        for (int i = 0; i < 4; ++i) {  // (A dy) A^T
-          Lanes::store(o + (4 * i + 0) * m_tap, r[i][0]);
-          Lanes::store(o + (4 * i + 1) * m_tap, r[i][0] + r[i][1]);
-          Lanes::store(o + (4 * i + 2) * m_tap, r[i][0] - r[i][1]);
-          Lanes::store(o + (4 * i + 3) * m_tap, -r[i][1]);
-        }
-      }
+  for_each_tile_vector(p, plane, 2 * p.tiles_w, ov, column, dm, [&](const T* d, T* o) {
+    const V d00 = Lanes::load(d), d01 = Lanes::load(d + ov);
+    const V d10 = Lanes::load(d + row), d11 = Lanes::load(d + row + ov);
+    const V r[4][2] = {{d00, d01}, {d00 + d10, d01 + d11}, {d00 - d10, d01 - d11}, {-d10, -d11}};  // A dy
+    for (int i = 0; i < 4; ++i) {  // (A dy) A^T
+      Lanes::store(o + (4 * i + 0) * m_tap, r[i][0]);
+      Lanes::store(o + (4 * i + 1) * m_tap, r[i][0] + r[i][1]);
+      Lanes::store(o + (4 * i + 2) * m_tap, r[i][0] - r[i][1]);
+      Lanes::store(o + (4 * i + 3) * m_tap, -r[i][1]);
     }
+  });
 }
 
 // F(2x2): dweight[oc][c] = G^T dU[.][oc][c] G: the adjoint of the forward's U = G g G^T.
@@ -233,26 +235,21 @@ void transform_input_tiles4(const WinogradPlan& p, const T* plane, int64_t cv, i
   using Lanes = ChannelLanes<T>;
   using V = typename Lanes::V;
   const int64_t row = p.padded_w * cv;
-  for (int64_t th = 0; th < p.tiles_h; ++th)
-    for (int64_t tw = 0; tw < p.tiles_w; ++tw, ++column) {
-      const T* d0 = plane + (4 * th * p.padded_w + 4 * tw) * cv;
-      T* out = v + column * cv;
-      for (int64_t c = 0; c < cv; c += Lanes::width) {
-        V h[6][6];  // d B, row i at h[i]
-        for (int i = 0; i < 6; ++i) {
-          const T* d = d0 + i * row + c;
-          const V x[6] = {Lanes::load(d), Lanes::load(d + cv), Lanes::load(d + 2 * cv),
-                          Lanes::load(d + 3 * cv), Lanes::load(d + 4 * cv), Lanes::load(d + 5 * cv)};
-          bt6(x, h[i]);
-        }
-        for (int b = 0; b < 6; ++b) {  // B^T (d B), column b
-          const V col[6] = {h[0][b], h[1][b], h[2][b], h[3][b], h[4][b], h[5][b]};
-          V r[6];
-          bt6(col, r);
-          for (int a = 0; a < 6; ++a) Lanes::store(out + c + (6 * a + b) * v_tap, r[a]);
-        }
-      }
+  for_each_tile_vector(p, plane, p.padded_w, cv, column, v, [&](const T* d0, T* o) {
+    V h[6][6];  // d B, row i at h[i]
+    for (int i = 0; i < 6; ++i) {
+      const T* d = d0 + i * row;
+      const V x[6] = {Lanes::load(d),          Lanes::load(d + cv),     Lanes::load(d + 2 * cv),
+                      Lanes::load(d + 3 * cv), Lanes::load(d + 4 * cv), Lanes::load(d + 5 * cv)};
+      bt6(x, h[i]);
     }
+    for (int b = 0; b < 6; ++b) {  // B^T (d B), column b
+      const V col[6] = {h[0][b], h[1][b], h[2][b], h[3][b], h[4][b], h[5][b]};
+      V r[6];
+      bt6(col, r);
+      for (int a = 0; a < 6; ++a) Lanes::store(o + (6 * a + b) * v_tap, r[a]);
+    }
+  });
 }
 
 // F(4x4): dM[k][column][oc] = (A dy A^T)[k], k = 6a + b, for the 4x4 block of the output gradient
@@ -263,25 +260,20 @@ void transform_output_grad_tiles4(const WinogradPlan& p, const T* plane, int64_t
   using Lanes = ChannelLanes<T>;
   using V = typename Lanes::V;
   const int64_t row = 4 * p.tiles_w * ov;
-  for (int64_t th = 0; th < p.tiles_h; ++th)
-    for (int64_t tw = 0; tw < p.tiles_w; ++tw, ++column) {
-      const T* d0 = plane + (4 * th * 4 * p.tiles_w + 4 * tw) * ov;
-      T* out = dm + column * ov;
-      for (int64_t oc = 0; oc < ov; oc += Lanes::width) {
-        V h[4][6];  // dy A^T, row i at h[i]
-        for (int i = 0; i < 4; ++i) {
-          const T* d = d0 + i * row + oc;
-          const V y[4] = {Lanes::load(d), Lanes::load(d + ov), Lanes::load(d + 2 * ov), Lanes::load(d + 3 * ov)};
-          a6(y, h[i]);
-        }
-        for (int b = 0; b < 6; ++b) {  // A (dy A^T), column b
-          const V col[4] = {h[0][b], h[1][b], h[2][b], h[3][b]};
-          V r[6];
-          a6(col, r);
-          for (int a = 0; a < 6; ++a) Lanes::store(out + oc + (6 * a + b) * m_tap, r[a]);
-        }
-      }
+  for_each_tile_vector(p, plane, 4 * p.tiles_w, ov, column, dm, [&](const T* d0, T* o) {
+    V h[4][6];  // dy A^T, row i at h[i]
+    for (int i = 0; i < 4; ++i) {
+      const T* d = d0 + i * row;
+      const V y[4] = {Lanes::load(d), Lanes::load(d + ov), Lanes::load(d + 2 * ov), Lanes::load(d + 3 * ov)};
+      a6(y, h[i]);
     }
+    for (int b = 0; b < 6; ++b) {  // A (dy A^T), column b
+      const V col[4] = {h[0][b], h[1][b], h[2][b], h[3][b]};
+      V r[6];
+      a6(col, r);
+      for (int a = 0; a < 6; ++a) Lanes::store(o + (6 * a + b) * m_tap, r[a]);
+    }
+  });
 }
 
 // F(4x4): dweight[oc][c] = G^T dU[.][oc][c] G: the adjoint of the forward's U = G g G^T.

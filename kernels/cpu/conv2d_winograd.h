@@ -36,7 +36,8 @@
 // F(2x2) elsewhere; winograd runs F(2x2) and winograd4 F(4x4) wherever they apply. The weight
 // gradient's transforms run over channels, not tiles, so no plane width leaves its lanes idle:
 // auto runs it as F(4x4) wherever Winograd runs (measured on a 2-core AMD EPYC Zen 3, AVX2, one
-// thread, interleaved bench-train steps: ResNet-20 +4%, ConvNet +11%; docs/kernels.md). Its error
+// thread, two sets of interleaved bench-train steps: ResNet-20 +5% and +1%, ConvNet +11% and +6%;
+// docs/kernels.md). Its error
 // is the forward's kind: the tests hold it within gamma(N tiles + 23) of its own magnitudes.
 //
 // Which algorithm runs is kernels/providers.h's CpuConvAlgorithm (EMBER_CPU_CONV).

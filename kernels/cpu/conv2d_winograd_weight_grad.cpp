@@ -314,6 +314,9 @@ void conv2d_winograd_weight_grad(const Conv2dGeometry& g, const Tensor& x, const
     chunks[static_cast<size_t>(chunk)].lay_out(p, scratch.data<T>() + chunk * layout.elements(p));
   const int64_t image_in = c_count * g.in_h * g.in_w, image_out = oc_count * g.out_h * g.out_w;
   std::fill(partial.data<T>(), partial.data<T>() + p.chunks * kernel_grads, T(0));
+  const auto transform_input = tile == 4 ? transform_input_tiles4<T> : transform_input_tiles2<T>;
+  const auto transform_output_grad = tile == 4 ? transform_output_grad_tiles4<T> : transform_output_grad_tiles2<T>;
+  const auto untransform = tile == 4 ? untransform_kernel_grads4<T> : untransform_kernel_grads2<T>;
   for_each_group(p, g.batch, [&](int64_t chunk, int64_t first, int64_t count) {
     const Scratch<T>& s = chunks[static_cast<size_t>(chunk)];
     for (int64_t image = 0; image < count; ++image) {
@@ -322,15 +325,9 @@ void conv2d_winograd_weight_grad(const Conv2dGeometry& g, const Tensor& x, const
       const T* next_x = n + 1 < g.batch ? x.data<T>() + (n + 1) * image_in : nullptr;
       channels_last(x.data<T>() + n * image_in, c_count, g.in_h, g.in_w,
                     s.x_plane + (g.pad_h * p.padded_w + g.pad_w) * s.cv, p.padded_w, s.cv, dy.data<T>() + n * image_out);
-      if (tile == 4)
-        transform_input_tiles4(p, s.x_plane, s.cv, image * p.tiles, s.v_tap, s.v);
-      else
-        transform_input_tiles2(p, s.x_plane, s.cv, image * p.tiles, s.v_tap, s.v);
+      transform_input(p, s.x_plane, s.cv, image * p.tiles, s.v_tap, s.v);
       channels_last(dy.data<T>() + n * image_out, oc_count, g.out_h, g.out_w, s.dy_plane, tile * p.tiles_w, s.ov, next_x);
-      if (tile == 4)
-        transform_output_grad_tiles4(p, s.dy_plane, s.ov, image * p.tiles, s.m_tap, s.dm);
-      else
-        transform_output_grad_tiles2(p, s.dy_plane, s.ov, image * p.tiles, s.m_tap, s.dm);
+      transform_output_grad(p, s.dy_plane, s.ov, image * p.tiles, s.m_tap, s.dm);
     }
     T* du = partial.data<T>() + chunk * kernel_grads;
     const int64_t columns = count * p.tiles;
@@ -343,10 +340,7 @@ void conv2d_winograd_weight_grad(const Conv2dGeometry& g, const Tensor& x, const
     const T* part = total + chunk * kernel_grads;
     for (int64_t i = 0; i < kernel_grads; ++i) total[i] += part[i];
   }
-  if (tile == 4)
-    untransform_kernel_grads4(g, total, dweight.data<T>());
-  else
-    untransform_kernel_grads2(g, total, dweight.data<T>());
+  untransform(g, total, dweight.data<T>());
 }
 
 template void conv2d_winograd_weight_grad<float>(const Conv2dGeometry&, const Tensor&, const Tensor&, const Tensor&, int64_t);

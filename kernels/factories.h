@@ -9,6 +9,7 @@
 //   auto v = ember::from_blob(pixels, {28, 28}, ember::kFloat);   // shares the caller's memory
 #include <cstdint>
 #include <initializer_list>
+#include <type_traits>
 #include <vector>
 
 #include "core/tensor.h"
@@ -44,13 +45,27 @@ using LongList = std::initializer_list<int64_t>;
 Tensor tensor(FloatList values);
 Tensor tensor(IntList values);
 Tensor tensor(LongList values);
-Tensor tensor(std::initializer_list<FloatList> rows);
-Tensor tensor(std::initializer_list<IntList> rows);
-Tensor tensor(std::initializer_list<LongList> rows);
 Tensor tensor(FloatList values, TensorOptions options);
 Tensor tensor(IntList values, TensorOptions options);
-Tensor tensor(std::initializer_list<FloatList> rows, TensorOptions options);
-Tensor tensor(std::initializer_list<IntList> rows, TensorOptions options);
+
+namespace detail {
+Tensor tensor_rows(const std::vector<std::vector<double>>& rows, TensorOptions options);
+Tensor tensor_rows(const std::vector<std::vector<int64_t>>& rows, TensorOptions options);
+}  // namespace detail
+
+// Rows deduce their element type: overloads on initializer_list<FloatList>, <IntList> and
+// <LongList> are ambiguous to clang (gcc picks one), so one template serves them all.
+template <class T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
+Tensor tensor(std::initializer_list<std::initializer_list<T>> rows, TensorOptions options) {
+  using Wide = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
+  std::vector<std::vector<Wide>> wide;
+  for (const auto& row : rows) wide.emplace_back(row.begin(), row.end());
+  return detail::tensor_rows(wide, options);
+}
+template <class T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
+Tensor tensor(std::initializer_list<std::initializer_list<T>> rows) {
+  return tensor(rows, TensorOptions(std::is_floating_point_v<T> ? kFloat : kLong));
+}
 
 // A tensor over memory the caller owns: no copy, and nothing is freed when the last handle
 // goes. The caller keeps `data` alive (and unchanged, unless writes are meant to show) for as

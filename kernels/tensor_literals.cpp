@@ -15,9 +15,9 @@ Tensor from_list(std::initializer_list<V> values, TensorOptions options) {
   return from_vector<T>(flat, Shape{static_cast<int64_t>(flat.size())}, options);
 }
 
-template <class T, class V>
-Tensor from_rows(std::initializer_list<std::initializer_list<V>> rows, TensorOptions options) {
-  const int64_t width = rows.size() == 0 ? 0 : static_cast<int64_t>(rows.begin()->size());
+template <class T>
+Tensor from_rows(const std::vector<std::vector<T>>& rows, TensorOptions options) {
+  const int64_t width = rows.empty() ? 0 : static_cast<int64_t>(rows.front().size());
   std::vector<T> flat;
   int64_t index = 0;
   for (const auto& row : rows) {
@@ -35,13 +35,14 @@ Tensor from_rows(std::initializer_list<std::initializer_list<V>> rows, TensorOpt
 Tensor tensor(FloatList values) { return from_list<double>(values, TensorOptions(kFloat)); }
 Tensor tensor(IntList values) { return from_list<int64_t>(values, TensorOptions(kLong)); }
 Tensor tensor(LongList values) { return from_list<int64_t>(values, TensorOptions(kLong)); }
-Tensor tensor(std::initializer_list<FloatList> rows) { return from_rows<double>(rows, TensorOptions(kFloat)); }
-Tensor tensor(std::initializer_list<IntList> rows) { return from_rows<int64_t>(rows, TensorOptions(kLong)); }
-Tensor tensor(std::initializer_list<LongList> rows) { return from_rows<int64_t>(rows, TensorOptions(kLong)); }
 Tensor tensor(FloatList values, TensorOptions options) { return from_list<double>(values, options); }
 Tensor tensor(IntList values, TensorOptions options) { return from_list<int64_t>(values, options); }
-Tensor tensor(std::initializer_list<FloatList> rows, TensorOptions options) { return from_rows<double>(rows, options); }
-Tensor tensor(std::initializer_list<IntList> rows, TensorOptions options) { return from_rows<int64_t>(rows, options); }
+Tensor detail::tensor_rows(const std::vector<std::vector<double>>& rows, TensorOptions options) {
+  return from_rows(rows, options);
+}
+Tensor detail::tensor_rows(const std::vector<std::vector<int64_t>>& rows, TensorOptions options) {
+  return from_rows(rows, options);
+}
 
 Tensor from_blob(void* data, const Shape& shape, TensorOptions options) {
   EMBER_CHECK(data != nullptr || shape.numel() == 0, "from_blob: data is null for shape " << shape);

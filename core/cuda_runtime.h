@@ -40,7 +40,7 @@ class DeviceGuard {
   DeviceGuard& operator=(const DeviceGuard&) = delete;
 
  private:
-  int previous_ = -1;  // -1: nothing to restore
+  [[maybe_unused]] int previous_ = -1;  // -1: nothing to restore (used only by the CUDA backend)
 };
 
 }  // namespace ember::cuda

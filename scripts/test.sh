@@ -13,7 +13,8 @@
 #   variants    scripts/test-kernel-variants.sh on that build: the op-contract and kernel
 #               tests under EMBER_CPU_GEMM=openblas on other OpenBLAS kernels
 #               (OPENBLAS_CORETYPE=Haswell, or another where the environment already says
-#               Haswell), and the CPU suite again with EMBER_CPU_ISA=avx2, less the four
+#               Haswell), and, on a CPU with AVX-512, the CPU suite again with
+#               EMBER_CPU_ISA=avx2 (on an AVX2-only CPU the main stage ran it), less the four
 #               longest training runs: a tolerance that only this machine's summation order
 #               meets fails here, not on the next machine
 #   install     scripts/check-install.sh on that build: install it, build examples/ and

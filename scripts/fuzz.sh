@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the fuzz preset (clang 14, libFuzzer, ASan + UBSan; tests/fuzz/), then for each
+# Builds the fuzz targets (tests/fuzz/) in the asan preset's build (clang 14, libFuzzer, ASan +
+# UBSan; the one scripts/test-sanitizers.sh builds, so after it nothing is rebuilt), then for each
 # target replays its corpus (tests/fuzz/corpus/<target>/: seeds and regression inputs) and
 # fuzzes it for a while. Prints a table of executions and findings; exits 1 on any finding
 # (a crash, sanitizer report, leak, timeout or out-of-memory; a corpus input that fails).
@@ -9,8 +10,9 @@
 #   scripts/fuzz.sh --ci            # what CI runs: replay + 20 s per target
 #   FUZZ_TARGETS="fuzz_idx fuzz_byte_size" scripts/fuzz.sh 30
 #
-# Inputs the fuzzer finds go to build-fuzz/fuzz-corpus/<target>/ (kept between runs, never
-# committed); artifacts (crash-*, leak-*, timeout-*, oom-*) and logs to build-fuzz/fuzz-run/<target>/.
+# Inputs the fuzzer finds go to build-asan/fuzz-corpus/<target>/ (kept between runs, never
+# committed); artifacts (crash-*, leak-*, timeout-*, oom-*) and logs to build-asan/fuzz-run/<target>/
+# (EMBER_ASAN_BUILD_DIR names another build folder).
 # A finding to keep becomes a regression input: copy it into tests/fuzz/corpus/<target>/ under
 # a name that says what it is, and add a unit test (docs/fuzzing.md).
 # Needs clang-14 and libclang-rt-14-dev (scripts/setup.sh installs them).
@@ -27,9 +29,7 @@ fi
 rss_limit_mb=${FUZZ_RSS_LIMIT_MB:-2048}  # per process; a malloc above it is a finding too
 timeout_s=${FUZZ_TIMEOUT_S:-10}          # per input
 
-cmake --preset fuzz >/dev/null
-nice cmake --build build-fuzz -j "${FUZZ_JOBS:-2}"
-
+build=${EMBER_ASAN_BUILD_DIR:-build-asan}
 if [ -n "${FUZZ_TARGETS:-}" ]; then
   read -r -a targets <<<"$FUZZ_TARGETS"
 else
@@ -37,8 +37,11 @@ else
   for source in tests/fuzz/fuzz_*.cpp; do targets+=("$(basename "$source" .cpp)"); done
 fi
 
+cmake --preset asan -B "$build" >/dev/null
+nice cmake --build "$build" -j "${FUZZ_JOBS:-2}" --target "${targets[@]}"
+
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
-run_dir=build-fuzz/fuzz-run
+run_dir=$build/fuzz-run
 summary=$run_dir/summary.md
 mkdir -p "$run_dir"
 {
@@ -50,9 +53,9 @@ mkdir -p "$run_dir"
 
 findings=0
 for target in "${targets[@]}"; do
-  binary=build-fuzz/tests/fuzz/$target
+  binary=$build/tests/fuzz/$target
   seeds=tests/fuzz/corpus/$target
-  work=build-fuzz/fuzz-corpus/$target
+  work=$build/fuzz-corpus/$target
   artifacts=$run_dir/$target
   [ -x "$binary" ] || { echo "fuzz.sh: no fuzz target $binary" >&2; exit 2; }
   rm -rf "$artifacts"

@@ -1,7 +1,7 @@
 // Writes the seed corpus of the fuzz targets, tests/fuzz/corpus/<target>/seed-*, from the real
 // Fashion-MNIST subset and ember's own writers (the regression inputs beside them are kept):
 //
-//   build-fuzz/tests/fuzz/make_seed_corpus tests/data/fashion-mnist-subset tests/fuzz/corpus
+//   build-asan/tests/fuzz/make_seed_corpus tests/data/fashion-mnist-subset tests/fuzz/corpus
 //
 // Small on purpose: libFuzzer mutates inputs up to the largest seed's size.
 #include <algorithm>

@@ -3,7 +3,8 @@
 // Without the GPUs they cannot run: run alone (as CTest does, one case per process)
 // such a case exits 77, which CTest reports as skipped; in a run of several
 // cases, they are filtered out and counted as skipped. Never silently passed.
-#include <catch2/catch.hpp>  // the implementation: tests/support/catch_implementation.cpp
+#define CATCH_CONFIG_RUNNER
+#include <catch2/catch.hpp>
 
 #include <cstring>
 #include <iostream>

@@ -8,7 +8,8 @@
 // rank has a GPU of its own on its machine (local rank < GPUs); the ranks agree on that through an
 // all_reduce first, since a case that runs on some ranks only would leave the others' collectives
 // unmatched. Otherwise they are filtered out, as tests/main.cpp does, and counted as skipped.
-#include <catch2/catch.hpp>  // the implementation: tests/support/catch_implementation.cpp
+#define CATCH_CONFIG_RUNNER
+#include <catch2/catch.hpp>
 
 #include <iostream>
 

@@ -44,19 +44,24 @@ EMBER_HD float uint_to_unit_float(uint32_t x) {
   return (static_cast<float>(x >> 8) + 1.0f) * (1.0f / 16777216.0f);
 }
 
+// Uniform element i: lane i % 4 of counter offset + i / 4. The _lane forms take that counter's
+// output, for loops that compute each counter once for the elements sharing it.
+EMBER_HD float philox_uniform_lane(const PhiloxOutput& r, uint64_t i) { return uint_to_unit_float(r.v[i % 4]); }
 EMBER_HD float philox_uniform(uint64_t seed, uint64_t offset, uint64_t i) {
-  return uint_to_unit_float(philox4x32(seed, offset + i / 4).v[i % 4]);
+  return philox_uniform_lane(philox4x32(seed, offset + i / 4), i);
 }
 
 // Standard normal for element i: Box-Muller on lanes (0,1) or (2,3) of counter offset + i/2,
 // in double with core/portable_math.h's log and cos and rounded to float once, so that every
 // backend draws the same bits (libm's logf/cosf and CUDA's differ in the last ones).
-EMBER_HD float philox_normal(uint64_t seed, uint64_t offset, uint64_t i) {
-  const PhiloxOutput r = philox4x32(seed, offset + i / 2);
+EMBER_HD float philox_normal_lane(const PhiloxOutput& r, uint64_t i) {
   const int lane = static_cast<int>(i % 2) * 2;
   const double u1 = uint_to_unit_float(r.v[lane]);
   const double u2 = uint_to_unit_float(r.v[lane + 1]);
   return static_cast<float>(::sqrt(-2.0 * portable_log(u1)) * portable_cos_2pi(u2));
+}
+EMBER_HD float philox_normal(uint64_t seed, uint64_t offset, uint64_t i) {
+  return philox_normal_lane(philox4x32(seed, offset + i / 2), i);
 }
 
 // x * scale + shift as one fma on every backend: the scale-and-shift of a uniform or normal

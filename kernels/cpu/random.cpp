@@ -1,5 +1,6 @@
 // CPU fillers for factories: arange and Philox uniform/normal draws. The same
 // (seed, offset) gives the same numbers as kernels/cuda/random.cu.
+#include <algorithm>
 #include <cmath>
 
 #include "core/philox.h"
@@ -20,14 +21,31 @@ void arange_(const Tensor& t, double start, double step) {
   });
 }
 
+namespace {
+
+// Calls fn(i, r) for i in [begin, end), r the Philox output of element i's counter,
+// offset + i / per_counter: each counter is computed once, not once per element that shares it.
+template <class Fn>
+void for_each_counter(GeneratorState state, int64_t per_counter, int64_t begin, int64_t end, Fn fn) {
+  for (int64_t i = begin; i < end;) {
+    const int64_t counter = i / per_counter;
+    const PhiloxOutput r = philox4x32(state.seed, state.offset + static_cast<uint64_t>(counter));
+    const int64_t stop = std::min(end, (counter + 1) * per_counter);
+    for (; i < stop; ++i) fn(i, r);
+  }
+}
+
+}  // namespace
+
 void uniform_(const Tensor& t, GeneratorState state, double low, double high) {
   dispatch_floating("uniform_", t.dtype(), [&](auto tag) {
     using T = decltype(tag);
     T* p = t.data<T>();
     const float lo = static_cast<float>(low), span = static_cast<float>(high - low);
     parallel_for(t.numel(), kParallelGrain, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i)
-        p[i] = T(scale_and_shift(1.0f - philox_uniform(state.seed, state.offset, static_cast<uint64_t>(i)), span, lo));
+      for_each_counter(state, 4, begin, end, [&](int64_t i, const PhiloxOutput& r) {
+        p[i] = T(scale_and_shift(1.0f - philox_uniform_lane(r, static_cast<uint64_t>(i)), span, lo));
+      });
     });
   });
 }
@@ -38,8 +56,9 @@ void normal_(const Tensor& t, GeneratorState state, double mean, double std) {
     T* p = t.data<T>();
     const float m = static_cast<float>(mean), s = static_cast<float>(std);
     parallel_for(t.numel(), kParallelGrain, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i)
-        p[i] = T(scale_and_shift(philox_normal(state.seed, state.offset, static_cast<uint64_t>(i)), s, m));
+      for_each_counter(state, 2, begin, end, [&](int64_t i, const PhiloxOutput& r) {
+        p[i] = T(scale_and_shift(philox_normal_lane(r, static_cast<uint64_t>(i)), s, m));
+      });
     });
   });
 }

@@ -25,7 +25,7 @@
 #               fit, the seed-determinism curve, LeNet-5's kill-and-resume), which
 #               exercise no code the rest of the suite does not, to keep CI under 30 min
 #   fuzz        scripts/fuzz.sh --ci: every fuzz target's corpus replayed, then fuzzed
-#               for 20 s each
+#               for 10 s each
 # The exit code is 0 when every stage passed; the last lines printed are the stages'
 # results and ctest's summary of the main stage.
 #

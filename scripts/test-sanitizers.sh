@@ -9,9 +9,10 @@
 # Any report fails the run: ASan and LSan stop at the first error, UBSan is built
 # with -fno-sanitize-recover. The preset compiles with clang++-14 (in half gcc's time
 # under the sanitizers), at -O1 but for the kernels (-O2), and with line tables only
-# (-g1), which keeps stack traces readable and the link small; it also builds the libFuzzer targets, whose corpora ctest replays
-# and scripts/fuzz.sh then fuzzes without a build of its own. CUDA is off in this
-# build (nvcc code cannot be instrumented); the [cuda] tests are not compiled.
+# (-g1), which keeps stack traces readable and the link small. It also builds the
+# libFuzzer targets, whose corpora ctest replays and scripts/fuzz.sh then fuzzes
+# without a build of its own. CUDA is off in this build (nvcc code cannot be
+# instrumented); the [cuda] tests are not compiled.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 start=$SECONDS

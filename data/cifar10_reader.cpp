@@ -11,7 +11,7 @@
 namespace ember::data {
 namespace {
 
-constexpr int64_t kNumClasses = 10;
+constexpr int64_t kCifar10Classes = 10;
 constexpr int kTrainBatches = 5;
 constexpr int64_t kImageBytes = kCifar10RecordBytes - 1;
 
@@ -37,15 +37,15 @@ Dataset parse_cifar10(std::vector<Cifar10File> files, const std::string& name) {
     for (Cifar10File& file : files) {
       const std::vector<uint8_t>& bytes = file.bytes;
       for (size_t at = 0; at < bytes.size(); at += kCifar10RecordBytes, ++r) {
-        EMBER_CHECK(bytes[at] < kNumClasses, "read_cifar10: " << file.name << ": label " << int{bytes[at]}
+        EMBER_CHECK(bytes[at] < kCifar10Classes, "read_cifar10: " << file.name << ": label " << int{bytes[at]}
                                                               << " in record " << at / kCifar10RecordBytes
-                                                              << " is outside 0.." << kNumClasses - 1);
+                                                              << " is outside 0.." << kCifar10Classes - 1);
         label_out[r] = bytes[at];
         std::memcpy(image_out + r * kImageBytes, bytes.data() + at + 1, kImageBytes);
       }
       file.bytes = {};  // release each file as soon as it is copied
     }
-    return make_dataset(name, std::move(images), std::move(labels), kNumClasses);
+    return make_dataset(name, std::move(images), std::move(labels), kCifar10Classes);
   });
 }
 

@@ -7,7 +7,7 @@
 namespace ember::data {
 namespace {
 
-constexpr int64_t kNumClasses = 10;
+constexpr int64_t kFashionMnistClasses = 10;
 
 std::string find_idx_file(const std::string& folder, const std::string& stem, const char* op) {
   return find_file(folder, {stem + ".gz", stem}, op);
@@ -23,8 +23,8 @@ Dataset load_idx(const std::string& folder, Split split, const std::string& name
   EMBER_CHECK(images.size(0) == labels.size(0), op << ": " << images_path << " has " << images.size(0)
                                                    << " images but " << labels_path << " has " << labels.size(0)
                                                    << " labels");
-  check_labels(labels, kNumClasses, labels_path, op);
-  return make_dataset(name + "/" + split_name(split), std::move(images), std::move(labels), kNumClasses);
+  check_labels(labels, kFashionMnistClasses, labels_path, op);
+  return make_dataset(name + "/" + split_name(split), std::move(images), std::move(labels), kFashionMnistClasses);
 }
 
 }  // namespace

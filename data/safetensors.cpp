@@ -16,7 +16,6 @@ namespace {
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "safetensors stores little-endian data; ember writes raw bytes");
 
-constexpr size_t kLengthPrefixBytes = 8;
 constexpr size_t kHeaderAlignBytes = 8;
 
 // The tensors as CPU tensors, checked: defined, named, names unique.
@@ -53,8 +52,8 @@ std::string header_bytes(const NamedTensors& host, const SafetensorsMetadata& me
   }
   // Spaces after the JSON so the data starts 8-byte aligned (the spec's padding).
   json.append((kHeaderAlignBytes - json.size() % kHeaderAlignBytes) % kHeaderAlignBytes, ' ');
-  std::string bytes(kLengthPrefixBytes, '\0');
-  for (size_t i = 0; i < kLengthPrefixBytes; ++i)
+  std::string bytes(kSafetensorsLengthBytes, '\0');
+  for (size_t i = 0; i < kSafetensorsLengthBytes; ++i)
     bytes[i] = static_cast<char>((static_cast<uint64_t>(json.size()) >> (8 * i)) & 0xff);
   return bytes + json;
 }

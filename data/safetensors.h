@@ -29,6 +29,8 @@
 namespace ember::data {
 
 using NamedTensors = ember::NamedTensors;
+// The first field: N, the header length, as a little-endian u64.
+inline constexpr size_t kSafetensorsLengthBytes = 8;
 using SafetensorsMetadata = std::map<std::string, std::string>;
 
 // Tensors are written in the order given (CUDA tensors are copied to the host first).

@@ -15,7 +15,6 @@
 namespace ember::data {
 namespace {
 
-constexpr size_t kLengthPrefixBytes = 8;
 // The reference implementation refuses headers over 100 MB; so do we (a corrupt
 // length must not make us parse gigabytes).
 constexpr uint64_t kMaxHeaderBytes = 100'000'000;
@@ -163,17 +162,17 @@ std::map<std::string, Tensor> parse_safetensors(const uint8_t* data, size_t size
                                                 SafetensorsMetadata* metadata) {
   const std::string file = "load_safetensors: " + name;
   return with_bad_alloc_as_error(file, [&] {
-    EMBER_CHECK(size >= kLengthPrefixBytes, file << ": file too short (" << size
+    EMBER_CHECK(size >= kSafetensorsLengthBytes, file << ": file too short (" << size
                                                  << " bytes; a safetensors file starts with an 8-byte header length)");
     uint64_t header_length = 0;
-    for (size_t i = 0; i < kLengthPrefixBytes; ++i) header_length |= static_cast<uint64_t>(data[i]) << (8 * i);
-    const uint64_t available = size - kLengthPrefixBytes;
+    for (size_t i = 0; i < kSafetensorsLengthBytes; ++i) header_length |= static_cast<uint64_t>(data[i]) << (8 * i);
+    const uint64_t available = size - kSafetensorsLengthBytes;
     EMBER_CHECK(header_length <= available, file << ": header length " << header_length
                                                  << " is beyond the end of the file (" << available
                                                  << " bytes follow the length; truncated file?)");
     EMBER_CHECK(header_length <= kMaxHeaderBytes, file << ": header length " << header_length
                                                        << " exceeds the limit of " << kMaxHeaderBytes << " bytes");
-    const uint8_t* header_begin = data + kLengthPrefixBytes;
+    const uint8_t* header_begin = data + kSafetensorsLengthBytes;
     const Json header = parse_header(header_begin, header_begin + header_length, file);
 
     std::vector<TensorEntry> entries;

@@ -33,7 +33,7 @@ using namespace ember;
 
 namespace {
 
-constexpr int64_t kBatchPerRank = 8;
+constexpr int64_t kFitBatchPerRank = 8;
 
 train::OptimizerFactory adam() {
   return [](std::vector<Tensor> params) -> std::unique_ptr<optim::Optimizer> {
@@ -104,7 +104,7 @@ std::vector<std::pair<std::string, std::vector<uint8_t>>> state_bytes(const trai
 TEST_CASE("data parallel fit: the job's epochs and evaluation are one process's, on every rank", "[data_parallel]") {
   dist::ProcessGroup& world = dist::world();
   const data::Dataset d = spirals();
-  const int64_t batch = kBatchPerRank * world.size();
+  const int64_t batch = kFitBatchPerRank * world.size();
   Run one = mlp_run(nullptr, 0);
   data::DataLoader one_train(d, loader(batch, true, nullptr, data::ShardEnds::pad));
   data::DataLoader one_eval(d, loader(50, false, nullptr, data::ShardEnds::pad));
@@ -113,7 +113,7 @@ TEST_CASE("data parallel fit: the job's epochs and evaluation are one process's,
   const train::FitResult expected = train::fit(*one.trainer, one_train, &one_eval, o);
 
   Run ranks = mlp_run(&world, 1, /*seed=*/3 + world.rank());
-  data::DataLoader train_part(d, loader(kBatchPerRank, true, &world, data::ShardEnds::pad));
+  data::DataLoader train_part(d, loader(kFitBatchPerRank, true, &world, data::ShardEnds::pad));
   data::DataLoader eval_part(d, loader(50, false, &world, data::ShardEnds::uneven));
   const train::FitResult got = train::fit(*ranks.trainer, train_part, &eval_part, o);
 
@@ -147,7 +147,7 @@ TEST_CASE("data parallel fit: BatchNorm statistics are rank 0's when the ranks e
   train::TrainerOptions t;
   t.data_parallel.group = &world;
   train::Trainer trainer(model, sgd(), t);
-  data::DataLoader train_part(d, loader(kBatchPerRank, true, &world, data::ShardEnds::pad));
+  data::DataLoader train_part(d, loader(kFitBatchPerRank, true, &world, data::ShardEnds::pad));
   data::DataLoader eval_part(d, loader(16, false, &world, data::ShardEnds::uneven));
   train::FitOptions o;
   train::fit(trainer, train_part, &eval_part, o);
@@ -168,13 +168,13 @@ TEST_CASE("data parallel fit: a resumed run ends bit for bit as the uninterrupte
     train::FitOptions o;
     o.epochs = 2;
     Run whole = mlp_run(&world, zero);
-    data::DataLoader whole_loader(d, loader(kBatchPerRank, true, &world, data::ShardEnds::pad));
+    data::DataLoader whole_loader(d, loader(kFitBatchPerRank, true, &world, data::ShardEnds::pad));
     train::fit(*whole.trainer, whole_loader, nullptr, o);
 
     o.save = folder + "/run" + std::to_string(zero) + ".ckpt";
     o.save_every = 5;
     Run stopped = mlp_run(&world, zero);
-    data::DataLoader stopped_loader(d, loader(kBatchPerRank, true, &world, data::ShardEnds::pad));
+    data::DataLoader stopped_loader(d, loader(kFitBatchPerRank, true, &world, data::ShardEnds::pad));
     train::FitCallbacks stop;
     stop.before_step = [](int64_t step) {
       if (step == 17) throw std::runtime_error("stopped on purpose");  // after the save of step 15
@@ -189,7 +189,7 @@ TEST_CASE("data parallel fit: a resumed run ends bit for bit as the uninterrupte
     world.barrier();
     o.resume = o.save;
     Run resumed = mlp_run(&world, zero, /*seed=*/99);  // its own initial weights: the checkpoint's replace them
-    data::DataLoader resumed_loader(d, loader(kBatchPerRank, true, &world, data::ShardEnds::pad));
+    data::DataLoader resumed_loader(d, loader(kFitBatchPerRank, true, &world, data::ShardEnds::pad));
     const train::FitResult r = train::fit(*resumed.trainer, resumed_loader, nullptr, o);
     // Saved: every 5 steps and at the end of epoch 1 (36 / N steps); the last rank lost step 15's.
     const int64_t epoch_end = resumed_loader.batches_per_epoch();
@@ -207,7 +207,7 @@ TEST_CASE("data parallel: ZeRO 1 and 2 keep 1/N of the optimizer state on each r
   std::vector<size_t> state;
   for (int zero : {0, 1, 2}) {
     Run r = mlp_run(&world, zero);
-    data::DataLoader part(d, loader(kBatchPerRank, true, &world, data::ShardEnds::pad));
+    data::DataLoader part(d, loader(kFitBatchPerRank, true, &world, data::ShardEnds::pad));
     train::FitOptions o;
     train::fit(*r.trainer, part, nullptr, o);
     state.push_back(r.trainer->optimizer().state_bytes());

@@ -40,7 +40,7 @@ using namespace ember;
 
 namespace {
 
-constexpr int64_t kBatchPerRank = 12;
+constexpr int64_t kTrainerBatchPerRank = 12;
 constexpr int64_t kSteps = 4;
 constexpr double kAcceptance = 1e-5;
 
@@ -95,7 +95,7 @@ std::vector<Tensor> train_steps(const Setup& s, dist::ProcessGroup* group, int64
   o.data_parallel.zero = s.zero;
   o.data_parallel.bucket_bytes = 1024;  // several buckets, one parameter split over two
   train::Trainer trainer(model, optimizer_named(s.optimizer), o);
-  const int64_t world_batch = kBatchPerRank * dist::world().size();
+  const int64_t world_batch = kTrainerBatchPerRank * dist::world().size();
   for (int64_t step = 0; step < kSteps; ++step) {
     auto [x, y] = batch_of_step(step, world_batch);
     const int64_t rows = world_batch / ranks;

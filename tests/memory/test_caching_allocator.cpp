@@ -7,15 +7,14 @@
 
 #include "memory/caching_allocator.h"
 #include "memory/out_of_memory.h"
+#include "tests/support/byte_units.h"
 #include "tests/support/fake_cache.h"
 
 using namespace ember;
+using test::kKiB;
+using test::kMiB;
 using test::stream_id;
 using Fixture = test::FakeCache;
-
-namespace {
-constexpr size_t kKiB = 1024, kMiB = 1024 * 1024;
-}  // namespace
 
 TEST_CASE("requests are rounded up to 512 bytes", "[caching]") {
   Fixture f;

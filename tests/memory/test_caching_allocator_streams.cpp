@@ -5,14 +5,13 @@
 #include <catch2/catch.hpp>
 
 #include "memory/out_of_memory.h"
+#include "tests/support/byte_units.h"
 #include "tests/support/fake_cache.h"
 
 using namespace ember;
 using namespace ember::test;
 
 namespace {
-
-constexpr size_t kKiB = 1024, kMiB = 1024 * 1024;
 
 // Frees a block of `bytes` that stream 2 used; it was allocated on stream 1. Returns its address.
 void* free_used_by_stream_2(FakeCache& f, size_t bytes) {

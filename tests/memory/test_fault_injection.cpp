@@ -11,13 +11,14 @@
 #include "memory/direct_allocator.h"
 #include "memory/fault_injection.h"
 #include "memory/out_of_memory.h"
+#include "tests/support/byte_units.h"
 #include "tests/support/fake_backend.h"
 
 using namespace ember;
+using test::kKiB;
+using test::kMiB;
 
 namespace {
-
-constexpr size_t kKiB = 1024, kMiB = 1024 * 1024;
 
 struct Faulty {
   Faulty() {

@@ -21,6 +21,7 @@
 #include "tests/support/error_bound.h"
 #include "tests/support/expect.h"
 #include "tests/support/gpu_test_case.h"
+#include "tests/support/random_batch.h"
 #include "train/trainer.h"
 
 using namespace ember;
@@ -39,15 +40,6 @@ train::OptimizerFactory sgd(double lr) {
   return [lr](std::vector<Tensor> params) -> std::unique_ptr<optim::Optimizer> {
     return std::make_unique<optim::SGD>(std::move(params), optim::SgdOptions(lr).momentum(0.9));
   };
-}
-
-struct Batch {
-  Tensor images, labels;
-};
-
-Batch make_batch(int64_t n, uint64_t seed) {
-  manual_seed(seed);
-  return {randn({n, 1, 28, 28}), rand({n}, {}, 0.0, 10.0).to(kInt64)};
 }
 
 // On the CPU, whatever the model's device.

@@ -15,23 +15,17 @@
 #include "tests/data/temp_dir.h"
 #include "tests/support/expect.h"
 #include "tests/support/gpu_test_case.h"
+#include "tests/support/random_batch.h"
 #include "train/trainer.h"
 #include "train/training_checkpoint.h"
 #include "train/weights_file.h"
 
 using namespace ember;
+using test::Batch;
+using test::make_batch;
 using test::expect_error_contains;
 
 namespace {
-
-struct Batch {
-  Tensor images, labels;
-};
-
-Batch make_batch(int64_t n, uint64_t seed) {
-  manual_seed(seed);
-  return {randn({n, 1, 28, 28}), rand({n}, {}, 0.0, 10.0).to(kInt64)};
-}
 
 train::OptimizerFactory factory(const std::string& name) {
   return [name](std::vector<Tensor> params) -> std::unique_ptr<optim::Optimizer> {

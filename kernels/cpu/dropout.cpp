@@ -1,11 +1,12 @@
 // CPU dropout: y = x * keep(i) / (1 - p) (dropout_apply), the mask drawn from Philox at a given
 // generator state (kernels/dropout_math.h, shared with CUDA). Backward is the
 // same call on dy with the same state: the mask is recomputed, never stored.
-// Each Philox counter yields 4 lanes, so the loop walks whole counters; feature dropout (groups of
-// elements sharing one draw) walks groups, one draw each.
+// Each Philox counter yields 4 lanes, one Philox call for four elements (for_each_counter); feature
+// dropout (groups of elements sharing one draw) walks groups, one draw each.
 #include <algorithm>
 
 #include "kernels/cpu/parallel.h"
+#include "kernels/cpu/philox_counters.h"
 #include "kernels/dropout_math.h"
 #include "kernels/ops.h"
 #include "memory/empty.h"
@@ -32,17 +33,10 @@ void dropout(const Tensor& x, double p, GeneratorState state, int64_t group, con
       });
       return;
     }
-    const int64_t counters = static_cast<int64_t>(dropout_counters(n));
-    parallel_for(counters, kParallelGrain / 4, [&](int64_t k0, int64_t k1) {
-      for (int64_t k = k0; k < k1; ++k) {
-        // lanes of counter k are elements 4k .. 4k+3; one Philox call serves all four.
-        const PhiloxOutput r = philox4x32(state.seed, state.offset + static_cast<uint64_t>(k));
-        const int64_t lanes = std::min<int64_t>(4, n - 4 * k);
-        for (int64_t lane = 0; lane < lanes; ++lane) {
-          const int64_t i = 4 * k + lane;
-          out[i] = T(dropout_apply(C(in[i]), dropout_keep_bits(r.v[lane], keep_p), scale));
-        }
-      }
+    parallel_for(n, kParallelGrain, [&](int64_t begin, int64_t end) {
+      for_each_counter(state, 4, begin, end, [&](int64_t i, const PhiloxOutput& r) {
+        out[i] = T(dropout_apply(C(in[i]), dropout_keep_bits(r.v[i % 4], keep_p), scale));
+      });
     });
   });
 }

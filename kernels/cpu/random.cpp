@@ -1,10 +1,10 @@
 // CPU fillers for factories: arange and Philox uniform/normal draws. The same
 // (seed, offset) gives the same numbers as kernels/cuda/random.cu.
-#include <algorithm>
 #include <cmath>
 
 #include "core/philox.h"
 #include "kernels/cpu/parallel.h"
+#include "kernels/cpu/philox_counters.h"
 #include "kernels/ops.h"
 
 namespace ember::kernels::cpu {
@@ -20,22 +20,6 @@ void arange_(const Tensor& t, double start, double step) {
     }
   });
 }
-
-namespace {
-
-// Calls fn(i, r) for i in [begin, end), r the Philox output of element i's counter,
-// offset + i / per_counter: each counter is computed once, not once per element that shares it.
-template <class Fn>
-void for_each_counter(GeneratorState state, int64_t per_counter, int64_t begin, int64_t end, Fn fn) {
-  for (int64_t i = begin; i < end;) {
-    const int64_t counter = i / per_counter;
-    const PhiloxOutput r = philox4x32(state.seed, state.offset + static_cast<uint64_t>(counter));
-    const int64_t stop = std::min(end, (counter + 1) * per_counter);
-    for (; i < stop; ++i) fn(i, r);
-  }
-}
-
-}  // namespace
 
 void uniform_(const Tensor& t, GeneratorState state, double low, double high) {
   dispatch_floating("uniform_", t.dtype(), [&](auto tag) {

@@ -31,6 +31,7 @@
 #include "kernels/cpu/conv2d_winograd_f4.h"
 #include "kernels/cpu/conv2d_winograd_plan.h"
 #include "kernels/cpu/gemm.h"
+#include "kernels/cpu/parallel.h"
 #include "kernels/cpu/prefetch.h"
 #include "kernels/cpu/transpose_block.h"
 #include "memory/empty.h"
@@ -204,11 +205,12 @@ void transform_output_grad_tiles2(const WinogradPlan& p, const T* plane, int64_t
   });
 }
 
-// F(2x2): dweight[oc][c] = G^T dU[.][oc][c] G: the adjoint of the forward's U = G g G^T.
+// F(2x2): dweight[oc][c] = G^T dU[.][oc][c] G: the adjoint of the forward's U = G g G^T, for
+// i = oc * C + c in [i0, i1).
 template <class T>
-void untransform_kernel_grads2(const Conv2dGeometry& g, const T* du, T* dweight) {
+void untransform_kernel_grads2(const Conv2dGeometry& g, const T* du, T* dweight, int64_t i0, int64_t i1) {
   const int64_t stride = g.out_channels * g.in_channels;
-  for (int64_t i = 0; i < stride; ++i) {
+  for (int64_t i = i0; i < i1; ++i) {
     T u[4][4];
     for (int k = 0; k < 16; ++k) u[k / 4][k % 4] = du[k * stride + i];
     T t[3][4];  // G^T dU
@@ -276,11 +278,12 @@ void transform_output_grad_tiles4(const WinogradPlan& p, const T* plane, int64_t
   });
 }
 
-// F(4x4): dweight[oc][c] = G^T dU[.][oc][c] G: the adjoint of the forward's U = G g G^T.
+// F(4x4): dweight[oc][c] = G^T dU[.][oc][c] G: the adjoint of the forward's U = G g G^T, for
+// i = oc * C + c in [i0, i1).
 template <class T>
-void untransform_kernel_grads4(const Conv2dGeometry& g, const T* du, T* dweight) {
+void untransform_kernel_grads4(const Conv2dGeometry& g, const T* du, T* dweight, int64_t i0, int64_t i1) {
   const int64_t stride = g.out_channels * g.in_channels;
-  for (int64_t i = 0; i < stride; ++i) {
+  for (int64_t i = i0; i < i1; ++i) {
     T t[3][6];  // G^T dU, column b at t[.][b]
     for (int b = 0; b < 6; ++b) {
       T col[6], r[3];
@@ -313,7 +316,6 @@ void conv2d_winograd_weight_grad(const Conv2dGeometry& g, const Tensor& x, const
   for (int64_t chunk = 0; chunk < p.chunks; ++chunk)
     chunks[static_cast<size_t>(chunk)].lay_out(p, scratch.data<T>() + chunk * layout.elements(p));
   const int64_t image_in = c_count * g.in_h * g.in_w, image_out = oc_count * g.out_h * g.out_w;
-  std::fill(partial.data<T>(), partial.data<T>() + p.chunks * kernel_grads, T(0));
   const auto transform_input = tile == 4 ? transform_input_tiles4<T> : transform_input_tiles2<T>;
   const auto transform_output_grad = tile == 4 ? transform_output_grad_tiles4<T> : transform_output_grad_tiles2<T>;
   const auto untransform = tile == 4 ? untransform_kernel_grads4<T> : untransform_kernel_grads2<T>;
@@ -331,16 +333,24 @@ void conv2d_winograd_weight_grad(const Conv2dGeometry& g, const Tensor& x, const
     }
     T* du = partial.data<T>() + chunk * kernel_grads;
     const int64_t columns = count * p.tiles;
-    for (int64_t k = 0; k < p.taps; ++k)  // dU[k] [OC, C] += dM[k]^T [OC, columns] V[k] [columns, C]
+    const T beta = first == g.batch * chunk / p.chunks ? T(0) : T(1);  // the chunk's first group sets its dU
+    for (int64_t k = 0; k < p.taps; ++k)  // dU[k] [OC, C] (+)= dM[k]^T [OC, columns] V[k] [columns, C]
       gemm<T>(oc_count, c_count, columns, {s.dm + k * s.m_tap, s.ov, /*transposed=*/true}, {s.v + k * s.v_tap, s.cv},
-              {du + k * oc_count * c_count, c_count, T(1)});
+              {du + k * oc_count * c_count, c_count, beta});
   });
-  T* total = partial.data<T>();
-  for (int64_t chunk = 1; chunk < p.chunks; ++chunk) {
-    const T* part = total + chunk * kernel_grads;
-    for (int64_t i = 0; i < kernel_grads; ++i) total[i] += part[i];
-  }
-  untransform(g, total, dweight.data<T>());
+  // The chunks' dU summed into the first in chunk order, then untransformed, (oc, c) pairs split
+  // between the threads (on one thread they had left the other idle: ResNet-20's 64 x 64 layers).
+  const int64_t pairs = oc_count * c_count;
+  parallel_for(pairs, std::max<int64_t>(1, kParallelGrain / (p.taps * p.chunks)), [&](int64_t i0, int64_t i1) {
+    T* total = partial.data<T>();
+    for (int64_t chunk = 1; chunk < p.chunks; ++chunk)
+      for (int64_t k = 0; k < p.taps; ++k) {
+        T* sum = total + k * pairs;
+        const T* part = sum + chunk * kernel_grads;
+        for (int64_t i = i0; i < i1; ++i) sum[i] += part[i];
+      }
+    untransform(g, total, dweight.data<T>(), i0, i1);
+  });
 }
 
 template void conv2d_winograd_weight_grad<float>(const Conv2dGeometry&, const Tensor&, const Tensor&, const Tensor&, int64_t);

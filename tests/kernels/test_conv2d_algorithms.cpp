@@ -86,6 +86,7 @@ TEST_CASE("Winograd F(2x2, 3x3) and F(4x4, 3x3) hold their error bounds on the z
   manual_seed(6);
   const std::vector<ConvCase> layers = {
       {2, 16, 28, 28, 16, 3, 3, 1, 1, 1},  // ResNet-20 stage 1
+      {5, 16, 28, 28, 16, 3, 3, 1, 1, 1},  // the same, in groups of one or two images: a thread's dU summed over several
       {2, 32, 28, 28, 32, 3, 3, 1, 1, 1},  // ConvNet conv2
       {2, 32, 14, 14, 64, 3, 3, 1, 1, 1},  // ConvNet conv3
       {2, 64, 14, 14, 64, 3, 3, 1, 1, 1},  // ConvNet conv4

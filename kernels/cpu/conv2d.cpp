@@ -191,9 +191,13 @@ Tensor flipped_transposed_weight(const Conv2dGeometry& g, const Tensor& weight) 
   const T* w = weight.data<T>();
   T* o = out.data<T>();
   const int64_t taps = g.kernel_h * g.kernel_w;
-  for (int64_t oc = 0; oc < g.out_channels; ++oc)
-    for (int64_t c = 0; c < g.in_channels; ++c)
-      for (int64_t t = 0; t < taps; ++t) o[(c * g.out_channels + oc) * taps + (taps - 1 - t)] = w[(oc * g.in_channels + c) * taps + t];
+  const int64_t per_oc = std::max<int64_t>(1, g.in_channels * taps);
+  parallel_for(g.out_channels, std::max<int64_t>(1, kParallelGrain / per_oc), [&](int64_t oc0, int64_t oc1) {
+    for (int64_t oc = oc0; oc < oc1; ++oc)
+      for (int64_t c = 0; c < g.in_channels; ++c)
+        for (int64_t t = 0; t < taps; ++t)
+          o[(c * g.out_channels + oc) * taps + (taps - 1 - t)] = w[(oc * g.in_channels + c) * taps + t];
+  });
   return out;
 }
 

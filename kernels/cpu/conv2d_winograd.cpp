@@ -245,9 +245,9 @@ void conv2d_winograd(const Conv2dGeometry& g, const Tensor& x, const Tensor& wei
     if (f4) transform_kernels4(g, weight.data<T>(), kernels_u.data<T>());
     else transform_kernels(g, weight.data<T>(), kernels_u.data<T>());
   }
-  std::vector<PackedA<T>> packed;  // U[k] [OC, C], packed for the GEMM once for every group (workspace)
-  for (int64_t k = 0; k < p.taps; ++k)
-    packed.emplace_back(oc_count, c_count, MatrixRef<T>{kernels_u.data<T>() + k * oc_count * c_count, c_count});
+  std::vector<MatrixRef<T>> taps;  // U[k] [OC, C], packed for the GEMM once for every group (workspace)
+  for (int64_t k = 0; k < p.taps; ++k) taps.push_back({kernels_u.data<T>() + k * oc_count * c_count, c_count});
+  const std::vector<PackedA<T>> packed = pack_each(oc_count, c_count, taps);
   if (simulating()) return;
   const T* b = bias.defined() ? bias.data<T>() : nullptr;
   const int64_t image_in = c_count * g.in_h * g.in_w, image_out = oc_count * g.out_h * g.out_w;

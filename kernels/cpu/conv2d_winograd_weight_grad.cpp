@@ -312,15 +312,15 @@ void conv2d_winograd_weight_grad(const Conv2dGeometry& g, const Tensor& x, const
     scratch = empty(Shape{p.chunks, layout.elements(p)}, TensorOptions().dtype(x.dtype()));
   }
   if (simulating()) return;
-  std::vector<Scratch<T>> chunks(static_cast<size_t>(p.chunks), layout);
-  for (int64_t chunk = 0; chunk < p.chunks; ++chunk)
-    chunks[static_cast<size_t>(chunk)].lay_out(p, scratch.data<T>() + chunk * layout.elements(p));
+  std::vector<Scratch<T>> chunks(static_cast<size_t>(p.chunks), layout);  // laid out by their own threads
   const int64_t image_in = c_count * g.in_h * g.in_w, image_out = oc_count * g.out_h * g.out_w;
   const auto transform_input = tile == 4 ? transform_input_tiles4<T> : transform_input_tiles2<T>;
   const auto transform_output_grad = tile == 4 ? transform_output_grad_tiles4<T> : transform_output_grad_tiles2<T>;
   const auto untransform = tile == 4 ? untransform_kernel_grads4<T> : untransform_kernel_grads2<T>;
   for_each_group(p, g.batch, [&](int64_t chunk, int64_t first, int64_t count) {
-    const Scratch<T>& s = chunks[static_cast<size_t>(chunk)];
+    Scratch<T>& s = chunks[static_cast<size_t>(chunk)];
+    const bool chunk_starts = first == g.batch * chunk / p.chunks;
+    if (chunk_starts) s.lay_out(p, scratch.data<T>() + chunk * layout.elements(p));
     for (int64_t image = 0; image < count; ++image) {
       // x into the interior of the zero-bordered plane, dy into the top left of its own
       const int64_t n = first + image;
@@ -333,7 +333,7 @@ void conv2d_winograd_weight_grad(const Conv2dGeometry& g, const Tensor& x, const
     }
     T* du = partial.data<T>() + chunk * kernel_grads;
     const int64_t columns = count * p.tiles;
-    const T beta = first == g.batch * chunk / p.chunks ? T(0) : T(1);  // the chunk's first group sets its dU
+    const T beta = chunk_starts ? T(0) : T(1);  // the chunk's first group sets its dU
     for (int64_t k = 0; k < p.taps; ++k)  // dU[k] [OC, C] (+)= dM[k]^T [OC, columns] V[k] [columns, C]
       gemm<T>(oc_count, c_count, columns, {s.dm + k * s.m_tap, s.ov, /*transposed=*/true}, {s.v + k * s.v_tap, s.cv},
               {du + k * oc_count * c_count, c_count, beta});

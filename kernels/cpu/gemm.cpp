@@ -172,15 +172,35 @@ void gemm(int64_t m, int64_t n, int64_t k, MatrixRef<T> a, MatrixRef<T> b, GemmO
 }
 
 template <class T>
-PackedA<T>::PackedA(int64_t m, int64_t k, MatrixRef<T> a) : m_(m), k_(k), a_(a), isa_(cpu_isa()) {
+PackedA<T>::PackedA(int64_t m, int64_t k, MatrixRef<T> a) : PackedA(m, k, a, /*pack_now=*/true) {}
+
+template <class T>
+PackedA<T>::PackedA(int64_t m, int64_t k, MatrixRef<T> a, bool pack_now) : m_(m), k_(k), a_(a), isa_(cpu_isa()) {
   if (cpu_gemm_provider() == CpuGemmProvider::openblas) return;
-  const Kernel<T> kernel = kernel_for<T>(isa_);
   {
     CategoryScope scope(MemoryCategory::workspace);
-    packed_ = empty(Shape{packed_a_size(kernel.blocking, m, k)}, TensorOptions().dtype(DTypeOf<T>::value));
+    packed_ = empty(Shape{packed_a_size(kernel_for<T>(isa_).blocking, m, k)}, TensorOptions().dtype(DTypeOf<T>::value));
   }
-  if (simulating() || m == 0 || k == 0) return;
-  kernel.pack_a(m, k, a.data, a.ld, a.transposed, packed_.data<T>());
+  if (pack_now) pack();
+}
+
+template <class T>
+void PackedA<T>::pack() {
+  if (!packed_.defined() || simulating() || m_ == 0 || k_ == 0) return;
+  kernel_for<T>(isa_).pack_a(m_, k_, a_.data, a_.ld, a_.transposed, packed_.data<T>());
+}
+
+template <class T>
+std::vector<PackedA<T>> pack_each(int64_t m, int64_t k, const std::vector<MatrixRef<T>>& operands) {
+  std::vector<PackedA<T>> packed;
+  packed.reserve(operands.size());
+  for (const MatrixRef<T>& a : operands) packed.push_back(PackedA<T>(m, k, a, /*pack_now=*/false));
+  if (simulating()) return packed;  // (asked here: simulation is the calling thread's state)
+  parallel_for(static_cast<int64_t>(packed.size()), std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, m * k)),
+               [&](int64_t i0, int64_t i1) {
+                 for (int64_t i = i0; i < i1; ++i) packed[static_cast<size_t>(i)].pack();
+               });
+  return packed;
 }
 
 template <class T>
@@ -215,6 +235,8 @@ template int64_t gemm_transposed_a_rows<float>(int64_t);
 template int64_t gemm_transposed_a_rows<double>(int64_t);
 template class PackedA<float>;
 template class PackedA<double>;
+template std::vector<PackedA<float>> pack_each<float>(int64_t, int64_t, const std::vector<MatrixRef<float>>&);
+template std::vector<PackedA<double>> pack_each<double>(int64_t, int64_t, const std::vector<MatrixRef<double>>&);
 template void gemm<float>(const PackedA<float>&, int64_t, MatrixRef<float>, GemmOutput<float>);
 template void gemm<double>(const PackedA<double>&, int64_t, MatrixRef<double>, GemmOutput<double>);
 

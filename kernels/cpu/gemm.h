@@ -22,6 +22,7 @@
 // ember's packed panels live in per-thread buffers of the GEMM's own (a few hundred KiB per
 // thread, not tensors), as OpenBLAS's do; a PackedA is a tensor of the workspace category.
 #include <cstdint>
+#include <vector>
 
 #include "core/tensor.h"
 #include "kernels/cpu/cpu_isa.h"
@@ -57,6 +58,14 @@ void gemm(int64_t m, int64_t n, int64_t k, MatrixRef<T> a, MatrixRef<T> b, GemmO
 // planner see it) and packs A into it, unless the allocator only simulates; under OpenBLAS it
 // keeps the pointer, and A must outlive it. Use it on the instruction set it was packed for.
 template <class T>
+class PackedA;
+
+// One PackedA per operand, all m x k (Winograd's transformed kernels, one per tap): allocated in
+// order, then packed with the operands split between the threads (outside a parallel region).
+template <class T>
+std::vector<PackedA<T>> pack_each(int64_t m, int64_t k, const std::vector<MatrixRef<T>>& operands);
+
+template <class T>
 class PackedA {
  public:
   PackedA(int64_t m, int64_t k, MatrixRef<T> a);
@@ -67,6 +76,10 @@ class PackedA {
   CpuIsa isa() const { return isa_; }
 
  private:
+  friend std::vector<PackedA<T>> pack_each<T>(int64_t, int64_t, const std::vector<MatrixRef<T>>&);
+  PackedA(int64_t m, int64_t k, MatrixRef<T> a, bool pack_now);
+  void pack();
+
   int64_t m_, k_;
   MatrixRef<T> a_;
   CpuIsa isa_;

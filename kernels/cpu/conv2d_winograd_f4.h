@@ -26,11 +26,13 @@ void g6(T x0, T x1, T x2, T* out) {
 
 // G^T (3 x 6) applied to (u0..u5), G's adjoint: (1/4, -1/6, -1/6, 1/24, 1/24, 0),
 // (0, -1/6, 1/6, 1/12, -1/12, 0), (0, -1/6, -1/6, 1/6, 1/6, 1).
-template <class T>
-void gt6(const T* u, T* out) {
-  const T sixth = T(1) / T(6), s12 = u[1] + u[2], d12 = u[2] - u[1], s34 = u[3] + u[4], d34 = u[3] - u[4];
-  out[0] = T(0.25) * u[0] + sixth * (T(0.25) * s34 - s12);
-  out[1] = sixth * (d12 + T(0.5) * d34);
+// V is T, or a vector of T (S = T) taking the same steps lane by lane.
+template <class V, class S = V>
+void gt6(const V* u, V* out) {
+  const S sixth = S(1) / S(6);
+  const V s12 = u[1] + u[2], d12 = u[2] - u[1], s34 = u[3] + u[4], d34 = u[3] - u[4];
+  out[0] = S(0.25) * u[0] + sixth * (S(0.25) * s34 - s12);
+  out[1] = sixth * (d12 + S(0.5) * d34);
   out[2] = sixth * (s34 - s12) + u[5];
 }
 

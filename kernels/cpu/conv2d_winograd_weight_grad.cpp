@@ -279,20 +279,37 @@ void transform_output_grad_tiles4(const WinogradPlan& p, const T* plane, int64_t
 }
 
 // F(4x4): dweight[oc][c] = G^T dU[.][oc][c] G: the adjoint of the forward's U = G g G^T, for
-// i = oc * C + c in [i0, i1).
+// i = oc * C + c in [i0, i1), L pairs per vector (each tap's dU is contiguous along i; a last
+// short vector is read through a zeroed buffer, so every pair takes the same steps wherever the
+// range is cut), each vector's kernels written out through a buffer.
 template <class T>
 void untransform_kernel_grads4(const Conv2dGeometry& g, const T* du, T* dweight, int64_t i0, int64_t i1) {
+  using Lanes = ChannelLanes<T>;
+  using V = typename Lanes::V;
+  constexpr int64_t L = Lanes::width;
   const int64_t stride = g.out_channels * g.in_channels;
-  for (int64_t i = i0; i < i1; ++i) {
-    T t[3][6];  // G^T dU, column b at t[.][b]
+  for (int64_t i = i0; i < i1; i += L) {
+    const int64_t pairs = std::min(L, i1 - i);
+    T short_taps[36][L];
+    if (pairs < L)
+      for (int k = 0; k < 36; ++k) {
+        std::fill(short_taps[k], short_taps[k] + L, T(0));
+        std::copy(du + k * stride + i, du + k * stride + i + pairs, short_taps[k]);
+      }
+    const auto tap = [&](int k) { return Lanes::load(pairs < L ? short_taps[k] : du + k * stride + i); };
+    V t[3][6];  // G^T dU, column b at t[.][b]
     for (int b = 0; b < 6; ++b) {
-      T col[6], r[3];
-      for (int a = 0; a < 6; ++a) col[a] = du[(6 * a + b) * stride + i];
-      gt6(col, r);
+      V col[6], r[3];
+      for (int a = 0; a < 6; ++a) col[a] = tap(6 * a + b);
+      gt6<V, T>(col, r);
       for (int q = 0; q < 3; ++q) t[q][b] = r[q];
     }
-    T* out = dweight + i * 9;  // i = oc * C + c, the kernel's offset / 9
-    for (int r = 0; r < 3; ++r) gt6(t[r], out + 3 * r);  // (G^T dU) G
+    V out[9];
+    for (int r = 0; r < 3; ++r) gt6<V, T>(t[r], out + 3 * r);  // (G^T dU) G
+    T kernels[9][L];
+    for (int e = 0; e < 9; ++e) Lanes::store(kernels[e], out[e]);
+    for (int64_t j = 0; j < pairs; ++j)
+      for (int e = 0; e < 9; ++e) dweight[(i + j) * 9 + e] = kernels[e][j];
   }
 }
 

@@ -91,6 +91,7 @@ TEST_CASE("Winograd F(2x2, 3x3) and F(4x4, 3x3) hold their error bounds on the z
       {2, 32, 14, 14, 64, 3, 3, 1, 1, 1},  // ConvNet conv3
       {2, 64, 14, 14, 64, 3, 3, 1, 1, 1},  // ConvNet conv4
       {2, 64, 7, 7, 64, 3, 3, 1, 1, 1},    // ResNet-20 stage 3
+      {2, 17, 9, 9, 19, 3, 3, 1, 1, 1},    // 17 x 19 kernels: not whole vectors of them
   };
   for (const kernels::CpuConvAlgorithm winograd :
        {kernels::CpuConvAlgorithm::winograd, kernels::CpuConvAlgorithm::winograd4, kernels::CpuConvAlgorithm::automatic})

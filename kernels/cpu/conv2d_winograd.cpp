@@ -2,8 +2,9 @@
 // conv2d_winograd.h. Layout, with taps = 16 (F(2x2)) or 36 (F(4x4)): U [taps][OC][C] (all
 // kernels, once per call), and per thread V [taps][C][cols] and M [taps][OC][cols], where a
 // column is one 4x4 (6x6) tile of one image of the thread's current group of images (kernels/cpu/conv2d_winograd_plan.h). Each U[k] is packed once per call for
-// the GEMM (cpu::PackedA) and serves every group. Threads take contiguous ranges of images (one
-// OpenMP team for the op); the GEMMs (kernels/cpu/gemm.h) inside run single-threaded. The tile
+// the GEMM (cpu::PackedA) and serves every group. The batch is cut into groups, dealt to the
+// threads as each comes free (one OpenMP team for the op; each image's output is the same
+// whichever thread runs it); the GEMMs (kernels/cpu/gemm.h) inside run single-threaded. The tile
 // transforms' vectors of tiles are conv2d_winograd_lanes.h, their walks over the planes
 // conv2d_winograd_steps.h; the weight gradient is conv2d_winograd_weight_grad.cpp.
 #include "kernels/cpu/conv2d_winograd.h"
@@ -252,7 +253,7 @@ void conv2d_winograd(const Conv2dGeometry& g, const Tensor& x, const Tensor& wei
   const T* b = bias.defined() ? bias.data<T>() : nullptr;
   const int64_t image_in = c_count * g.in_h * g.in_w, image_out = oc_count * g.out_h * g.out_w;
   const std::vector<ChunkScratch<T>> chunks = ChunkScratch<T>::chunks(p, scratch);
-  for_each_group(p, g.batch, [&](int64_t chunk, int64_t first, int64_t count) {
+  for_each_group_as_threads_free(p, g.batch, [&](int64_t chunk, int64_t first, int64_t count) {
     const ChunkScratch<T>& c = chunks[static_cast<size_t>(chunk)];
     const int64_t columns = count * p.tiles;
     const T* images = x.data<T>() + first * image_in;

@@ -5,13 +5,17 @@
 //   const WinogradPlan p = winograd_plan(g, 4);
 //   for_each_group(p, g.batch, [&](int64_t chunk, int64_t first, int64_t count) { ... });
 //
-// A column of the (m + 2)^2 tap GEMMs is one (m + 2) x (m + 2) tile of one image. Each OpenMP
-// thread (chunk, one scratch each) takes a contiguous range of images, as even as the batch allows, and runs them
-// in groups of up to `group` images, the tiles of a group making one GEMM. (Cutting the batch
-// into groups first and dealing those out left one thread a whole group more where the groups
-// did not divide evenly: ResNet-20's 7x7 layers, 5 groups of 12 images and one of 4, ran 36
-// images on one thread against 28 on the other.)
+// A column of the (m + 2)^2 tap GEMMs is one (m + 2) x (m + 2) tile of one image. In
+// for_each_group, each OpenMP thread (chunk, one scratch each) takes a contiguous range of
+// images, as even as the batch allows, and runs them in groups of up to `group` images, the
+// tiles of a group making one GEMM: the weight gradient's way, whose threads each sum their own
+// images, so the split must not depend on timing. (Cutting the batch into groups first and
+// dealing those out left one thread a whole group more where the groups did not divide evenly:
+// ResNet-20's 7x7 layers, 5 groups of 12 images and one of 4, ran 36 images on one thread
+// against 28 on the other; for_each_group_as_threads_free, the forward's way, cuts as many groups
+// as a multiple of the threads.)
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 
 #include "kernels/conv_geometry.h"
@@ -63,6 +67,29 @@ void for_each_group(const WinogradPlan& p, int64_t batch, const Fn& fn) {
       for (int64_t first = batch * chunk / p.chunks; first < end; first += p.group)
         fn(chunk, first, std::min(p.group, end - first));
     }
+  });
+}
+
+// Calls fn(chunk, first, count) for every group of the batch cut into groups of at most
+// `group` images, as many groups as a multiple of the threads (so that threads of one speed
+// take as many) and as even as that allows, dealt to the threads as each comes free (chunk: the
+// thread's scratch). Only for work whose every image comes out the same whichever thread runs
+// it (the forward), so the timing never moves the result; under ember's GEMM the cut does not
+// either (a product's columns are independent sums; OpenBLAS's depend on its width). A thread
+// the host slows takes fewer groups, where a fixed split leaves the other waiting for it (on a
+// 2-core VM, 5-24% of the main thread's samples waited at the ends of the forward's and weight
+// gradient's regions).
+template <class Fn>
+void for_each_group_as_threads_free(const WinogradPlan& p, int64_t batch, const Fn& fn) {
+  const int64_t wanted = (batch + p.group - 1) / p.group;
+  const int64_t groups = std::min(batch, (wanted + p.chunks - 1) / p.chunks * p.chunks);
+  std::atomic<int64_t> next{0};
+  parallel_for(p.chunks, 1, [&](int64_t c0, int64_t c1) {
+    for (int64_t chunk = c0; chunk < c1; ++chunk)
+      for (int64_t i = next.fetch_add(1); i < groups; i = next.fetch_add(1)) {
+        const int64_t first = batch * i / groups;
+        fn(chunk, first, batch * (i + 1) / groups - first);
+      }
   });
 }
 

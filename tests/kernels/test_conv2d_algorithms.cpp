@@ -2,6 +2,8 @@
 // the CPU has, Winograd F(2x2, 3x3) and F(4x4, 3x3) within their own error bounds on the zoo's
 // layers (tests/support/conv2d_reference.h has the fp64 references and bounds), and which of the
 // two auto runs where.
+#include <omp.h>
+
 #include <vector>
 
 #include "kernels/conv_geometry.h"
@@ -106,6 +108,31 @@ TEST_CASE("Winograd F(2x2, 3x3) and F(4x4, 3x3) hold their error bounds on the z
     y.backward(dy);
     const ConvGrads want = reference_grads(k, winograd, kFloat32, in.x, in.w, dy);
     test::expect_within(w.grad(), want.dw, want.dw_bound, "Winograd weight gradient");
+  }
+}
+
+// The forward deals its groups of images to the threads as each comes free
+// (kernels/cpu/conv2d_winograd_plan.h): sound only while every image's output is the same bits
+// whichever thread runs it. Under ember's GEMM it is the same whichever images share its group
+// too, as the thread count (which changes the cut and the dealing) shows. (OpenBLAS's products
+// depend on their width, so there the cut, fixed for a thread count, moves the last bits.)
+TEST_CASE("Winograd's forward gives the same bits on 1, 2 and 3 threads", "[conv2d][winograd]") {
+  manual_seed(7);
+  const kernels::CpuGemmScope ember_gemm(kernels::CpuGemmProvider::ember);
+  const int threads = omp_get_max_threads();
+  for (const kernels::CpuConvAlgorithm winograd : {kernels::CpuConvAlgorithm::winograd, kernels::CpuConvAlgorithm::winograd4})
+  for (const ConvCase& k : {ConvCase{13, 16, 28, 28, 16, 3, 3, 1, 1, 1}, ConvCase{29, 32, 7, 7, 32, 3, 3, 1, 1, 1}}) {
+    const kernels::CpuConvScope scope(winograd);
+    INFO(describe(k) << ", EMBER_CPU_CONV=" << kernels::cpu_conv_algorithm_name(winograd));
+    const ConvInputs in = make_inputs(k, kFloat32);
+    std::vector<std::vector<float>> outputs;
+    for (const int count : {1, 2, 3}) {
+      omp_set_num_threads(count);
+      outputs.push_back(conv2d(in.x, in.w, in.b, k.stride, k.padding).to_vector<float>());
+    }
+    omp_set_num_threads(threads);
+    CHECK(outputs[1] == outputs[0]);
+    CHECK(outputs[2] == outputs[0]);
   }
 }
 

@@ -52,11 +52,6 @@ struct GemmOutput {
 template <class T>
 void gemm(int64_t m, int64_t n, int64_t k, MatrixRef<T> a, MatrixRef<T> b, GemmOutput<T> c);
 
-// op(A) [m, k] packed once, for many products with the same A (a convolution's weights across
-// its batch, Winograd's transformed kernels across groups of tiles). Under ember's provider the
-// constructor allocates the packed copy (a workspace tensor, so the memory report and the
-// planner see it) and packs A into it, unless the allocator only simulates; under OpenBLAS it
-// keeps the pointer, and A must outlive it. Use it on the instruction set it was packed for.
 template <class T>
 class PackedA;
 
@@ -65,6 +60,11 @@ class PackedA;
 template <class T>
 std::vector<PackedA<T>> pack_each(int64_t m, int64_t k, const std::vector<MatrixRef<T>>& operands);
 
+// op(A) [m, k] packed once, for many products with the same A (a convolution's weights across
+// its batch, Winograd's transformed kernels across groups of tiles). Under ember's provider the
+// constructor allocates the packed copy (a workspace tensor, so the memory report and the
+// planner see it) and packs A into it, unless the allocator only simulates; under OpenBLAS it
+// keeps the pointer, and A must outlive it. Use it on the instruction set it was packed for.
 template <class T>
 class PackedA {
  public:

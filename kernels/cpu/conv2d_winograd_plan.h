@@ -3,7 +3,7 @@
 // (conv2d_winograd.cpp) and its weight gradient (conv2d_winograd_weight_grad.cpp), m = 2 or 4:
 //
 //   const WinogradPlan p = winograd_plan(g, 4);
-//   for_each_group(p, g.batch, [&](int64_t chunk, int64_t first, int64_t count) { ... });
+//   for_each_group(p, g.batch, [&](int64_t chunk, int64_t first, int64_t count, bool chunk_starts) { ... });
 //
 // A column of the (m + 2)^2 tap GEMMs is one (m + 2) x (m + 2) tile of one image. In
 // for_each_group, each OpenMP thread (chunk, one scratch each) takes a contiguous range of
@@ -57,15 +57,16 @@ inline WinogradPlan winograd_plan(const Conv2dGeometry& g, int64_t tile = 2,
   return p;
 }
 
-// Calls fn(chunk, first, count) for each chunk's groups of images [first, first + count), in
-// order (a chunk's last group may be short); the chunks run on one OpenMP team.
+// Calls fn(chunk, first, count, chunk_starts) for each chunk's groups of images [first, first +
+// count), in order (a chunk's last group may be short; chunk_starts on its first); the chunks
+// run on one OpenMP team.
 template <class Fn>
 void for_each_group(const WinogradPlan& p, int64_t batch, const Fn& fn) {
   parallel_for(p.chunks, 1, [&](int64_t c0, int64_t c1) {
     for (int64_t chunk = c0; chunk < c1; ++chunk) {
-      const int64_t end = batch * (chunk + 1) / p.chunks;
-      for (int64_t first = batch * chunk / p.chunks; first < end; first += p.group)
-        fn(chunk, first, std::min(p.group, end - first));
+      const int64_t begin = batch * chunk / p.chunks, end = batch * (chunk + 1) / p.chunks;
+      for (int64_t first = begin; first < end; first += p.group)
+        fn(chunk, first, std::min(p.group, end - first), first == begin);
     }
   });
 }

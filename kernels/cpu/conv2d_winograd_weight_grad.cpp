@@ -334,9 +334,8 @@ void conv2d_winograd_weight_grad(const Conv2dGeometry& g, const Tensor& x, const
   const auto transform_input = tile == 4 ? transform_input_tiles4<T> : transform_input_tiles2<T>;
   const auto transform_output_grad = tile == 4 ? transform_output_grad_tiles4<T> : transform_output_grad_tiles2<T>;
   const auto untransform = tile == 4 ? untransform_kernel_grads4<T> : untransform_kernel_grads2<T>;
-  for_each_group(p, g.batch, [&](int64_t chunk, int64_t first, int64_t count) {
+  for_each_group(p, g.batch, [&](int64_t chunk, int64_t first, int64_t count, bool chunk_starts) {
     Scratch<T>& s = chunks[static_cast<size_t>(chunk)];
-    const bool chunk_starts = first == g.batch * chunk / p.chunks;
     if (chunk_starts) s.lay_out(p, scratch.data<T>() + chunk * layout.elements(p));
     for (int64_t image = 0; image < count; ++image) {
       // x into the interior of the zero-bordered plane, dy into the top left of its own

@@ -39,12 +39,16 @@ struct PortableVec {
     for (int l = 0; l < kLanes; ++l) s += v[l];
     return s;
   }
+  // (lanes never exceeds kLanes; the clamp says so to the compiler, which otherwise warns of an
+  // overrun on paths the tile's callers never take)
   static reg load_part(const T* p, int64_t lanes) {
     reg v{};
-    std::memcpy(&v, p, static_cast<size_t>(lanes) * sizeof(T));
+    std::memcpy(&v, p, static_cast<size_t>(std::min<int64_t>(lanes, kLanes)) * sizeof(T));
     return v;
   }
-  static void store_part(T* p, reg v, int64_t lanes) { std::memcpy(p, &v, static_cast<size_t>(lanes) * sizeof(T)); }
+  static void store_part(T* p, reg v, int64_t lanes) {
+    std::memcpy(p, &v, static_cast<size_t>(std::min<int64_t>(lanes, kLanes)) * sizeof(T));
+  }
 };
 
 }  // namespace

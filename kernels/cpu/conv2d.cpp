@@ -220,7 +220,7 @@ void conv2d_input_grad(const Conv2dGeometry& g, const Tensor& dy, const Tensor& 
     gemm(w_t, p.pixels, {dy.data<T>() + n * p.out_channels * p.pixels, p.pixels}, {p.direct ? dx_n : buf.cols, p.pixels});
     if (p.direct) return;
     std::fill(dx_n, dx_n + image_size, T(0));
-    col2im_add(g, buf.cols, dx_n, buf.scratch);
+    col2im_add(g, buf.cols, dx_n);
   });
 }
 

@@ -6,10 +6,11 @@
 //
 //   std::vector<float> scratch(im2col_scratch(g), 0.0f);   // zeroed once, then reused per image
 //   im2col(g, image, cols.data(), scratch.data());
-//   col2im_add(g, dcols.data(), dimage, scratch.data());   // dimage += every entry at its source
+//   col2im_add(g, dcols.data(), dimage);                   // dimage += every entry at its source
 //
-// A strided, padded convolution copies each image into zero-padded planes first (the scratch),
-// so its rows are fixed-stride runs with no bounds to check; the rest need no scratch.
+// im2col of a strided, padded convolution copies each image into zero-padded planes first (the
+// scratch), so its rows are fixed-stride runs with no bounds to check; the rest need no scratch,
+// and col2im_add never does (it adds each row's in-image entries only).
 // conv_geometry.h's im2col_source states the same mapping per element.
 #include <cstdint>
 
@@ -17,7 +18,7 @@
 
 namespace ember::kernels::cpu {
 
-// Elements of scratch im2col and col2im_add need for g (0: none, a null pointer will do).
+// Elements of scratch im2col needs for g (0: none, a null pointer will do).
 // im2col only ever writes its interior, so zero it before the first image.
 int64_t im2col_scratch(const Conv2dGeometry& g);
 
@@ -27,6 +28,6 @@ void im2col(const Conv2dGeometry& g, const T* image, T* cols, T* scratch);
 
 // image [C, H, W] += the transpose of im2col applied to cols (entries in the padding are dropped).
 template <class T>
-void col2im_add(const Conv2dGeometry& g, const T* cols, T* image, T* scratch);
+void col2im_add(const Conv2dGeometry& g, const T* cols, T* image);
 
 }  // namespace ember::kernels::cpu

@@ -250,9 +250,10 @@ void col2im_add(const Conv2dGeometry& g, const T* cols, T* image) {
   const int64_t plane = g.col_cols(), row_step = g.stride_h * g.in_w;
   for_each_column_row(g, [&](const ColumnRow& r) {
     const T* row = cols + r.index * plane + r.ow.begin;
-    T* out = image + (r.src + r.ow.begin * g.stride_w);  // output (oh.begin, ow.begin)'s input
-    for (int64_t oh = r.oh.begin; oh < r.oh.end; ++oh, out += row_step)
+    for (int64_t oh = r.oh.begin; oh < r.oh.end; ++oh) {  // from the first in-image column
+      T* out = image + (r.src + (oh - r.oh.begin) * row_step + r.ow.begin * g.stride_w);
       add_strided(row + oh * g.out_w, g.stride_w, out, r.ow.end - r.ow.begin);
+    }
   });
 }
 

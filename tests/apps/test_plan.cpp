@@ -114,7 +114,11 @@ TEST_CASE("ember plan takes well under a second for every zoo model and touches 
     INFO(model);
     const train::StepPrediction p = train::plan_step(workload(model, 256, "adam", {"fp16", "sqrt", 1}), 2);
     CHECK(p.peak_bytes > 0);
+#if defined(NDEBUG) && !defined(EMBER_SANITIZED_BUILD)
+    // A promise of the optimised build. Under ASan + UBSan (-O1, every access checked) the same
+    // simulation runs ~9x slower: ResNet-20's here 52 ms -> 450 ms alone, 1028 ms beside another test.
     CHECK(p.simulate_ms < 1000.0);
+#endif
     CHECK_FALSE(p.peak_op.empty());
   }
   // A step of 256 images allocates tens of MiB; the real allocator saw none of it.

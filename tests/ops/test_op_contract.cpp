@@ -77,22 +77,40 @@ Tensor materialize(const Tensor& master, const InputSpec& s, DType dtype, DType 
   return t;
 }
 
+// The fp64 draw y.backward's w is rounded from, drawn once per case: the tested run, the reference
+// and the magnitude run of every dtype take the same one (a draw of a million normals per run was a
+// third of the elementwise contract's time).
+class BackwardWeights {
+ public:
+  explicit BackwardWeights(uint64_t seed) : seed_(seed) {}
+  const Tensor& of_shape(const Shape& shape) {
+    if (!master_.defined() || master_.shape() != shape) {
+      manual_seed(seed_);
+      master_ = randn(shape, TensorOptions(DType::f64));
+    }
+    return master_;
+  }
+
+ private:
+  uint64_t seed_;
+  Tensor master_;
+};
+
 struct Result {
   Tensor y;
   Tensor w;                   // what y.backward was given
   std::vector<Tensor> grads;  // one per input; undefined where no gradient was asked for
 };
 
-// y = fn(inputs) and, for a differentiable floating y, y.backward(w) with w the fp64 draw
+// y = fn(inputs) and, for a differentiable floating y, y.backward(w) with w the case's fp64 draw
 // of y's shape rounded to y's dtype (the reference takes the tested run's rounding); |w| when
 // `absolute` (the magnitude run).
-Result run_op(const OpCase& c, const Inputs& inputs, uint64_t w_seed, std::optional<DType> w_rounding,
+Result run_op(const OpCase& c, const Inputs& inputs, BackwardWeights& weights, std::optional<DType> w_rounding,
               bool absolute = false) {
   Result r;
   r.y = c.fn(inputs);
   if (!c.backward || !is_floating(r.y.dtype()) || !r.y.requires_grad()) return r;
-  manual_seed(w_seed);
-  const Tensor w_master = randn(r.y.shape(), TensorOptions(DType::f64));
+  const Tensor& w_master = weights.of_shape(r.y.shape());
   const DType rounding = w_rounding.value_or(r.y.dtype());
   r.w = (absolute ? abs(w_master) : w_master).to(rounding).to(r.y.dtype()).to(r.y.device());
   r.y.backward(r.w);
@@ -102,7 +120,7 @@ Result run_op(const OpCase& c, const Inputs& inputs, uint64_t w_seed, std::optio
 
 // The magnitude of every compared element (Magnitude in op_case.h): y's first, then each gradient's.
 std::vector<Tensor> magnitudes(const OpCase& c, const Inputs& reference, const Result& want,
-                               const std::vector<Tensor>& masters, DType dtype, uint64_t w_seed) {
+                               const std::vector<Tensor>& masters, DType dtype, BackwardWeights& weights) {
   std::vector<Tensor> m;
   if (c.magnitude == Magnitude::of_result) {
     m.push_back(add(abs(want.y.detach().to(DType::f64)), 1.0));
@@ -114,7 +132,7 @@ std::vector<Tensor> magnitudes(const OpCase& c, const Inputs& reference, const R
       const Tensor master = is_floating_spec(c.inputs[i]) ? abs(masters[i]) : masters[i];
       abs_inputs.push_back(materialize(master, c.inputs[i], dtype, DType::f64, kCPU, c.backward));
     }
-    const Result r = run_op(c, abs_inputs, w_seed, want.y.dtype(), true);
+    const Result r = run_op(c, abs_inputs, weights, want.y.dtype(), true);
     m.push_back(abs(r.y.detach().to(DType::f64)));
     for (const Tensor& g : r.grads) m.push_back(g.defined() ? abs(g.to(DType::f64)) : Tensor());
   }
@@ -137,7 +155,7 @@ std::string fail_text(const OpCase& c, const Backend& b, DType dtype) {
 }
 
 void run_case_in_dtype(const OpCase& c, const Backend& b, DType dtype, const std::vector<Tensor>& masters,
-                       uint64_t seed) {
+                       BackwardWeights& weights) {
   const std::string label = fail_text(c, b, dtype);
   INFO(label);
   Inputs tested, reference;
@@ -150,10 +168,10 @@ void run_case_in_dtype(const OpCase& c, const Backend& b, DType dtype, const std
   std::vector<std::string> violations;
   {
     GuardBytesScope guard;
-    got = run_op(c, tested, seed + 1, std::nullopt);
+    got = run_op(c, tested, weights, std::nullopt);
     violations = guard.violations();
   }
-  const Result want = run_op(c, reference, seed + 1, got.y.dtype());
+  const Result want = run_op(c, reference, weights, got.y.dtype());
   for (const std::string& v : violations) FAIL_CHECK(label << ": " << v);
   CHECK(got.y.device() == b.device);
   if (c.reference == Reference::cpu_same_dtype) {
@@ -164,7 +182,7 @@ void run_case_in_dtype(const OpCase& c, const Backend& b, DType dtype, const std
       cpu_inputs.push_back(materialize(masters[i], c.inputs[i], dtype, dtype, kCPU, false));
     CHECK(got.y.dtype() == c.fn(cpu_inputs).dtype());
   }
-  const std::vector<Tensor> m = magnitudes(c, reference, want, masters, dtype, seed + 1);
+  const std::vector<Tensor> m = magnitudes(c, reference, want, masters, dtype, weights);
   expect_within_model(c, dtype, got.y, want.y, m[0], label + ": y");
   REQUIRE(got.grads.size() == want.grads.size());
   for (size_t i = 0; i < got.grads.size(); ++i) {
@@ -225,9 +243,10 @@ void run_cases(const std::vector<OpCase>& cases, const Backend& b) {
     }
     std::vector<Tensor> masters;
     for (size_t i = 0; i < c.inputs.size(); ++i) masters.push_back(draw(c.inputs[i], seed + 2 + i));
+    BackwardWeights weights(seed + 1);
     for (DType dtype : c.dtypes) {
       try {
-        run_case_in_dtype(c, b, dtype, masters, seed);
+        run_case_in_dtype(c, b, dtype, masters, weights);
       } catch (const std::exception& e) {
         FAIL_CHECK(fail_text(c, b, dtype) << " threw: " << e.what());
       }

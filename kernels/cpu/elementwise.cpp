@@ -121,12 +121,31 @@ void sum_to(const Tensor& x, const Tensor& out) {
   dispatch_floating("sum_to", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
-    const std::vector<int64_t> sizes = x.shape().sizes();
-    const std::vector<int64_t> strides = broadcast_strides(shape, x.shape());
+    std::vector<int64_t> sizes = x.shape().sizes(), strides = broadcast_strides(shape, x.shape());
+    if (sizes.empty()) sizes = strides = {1, 0};  // a 0-d x: one element, summed into out's one
     std::vector<C> acc(static_cast<size_t>(out.numel()), C(0));
-    const T* in = x.data<T>();
-    // Sequential on purpose: a fixed summation order keeps results deterministic.
-    for (int64_t i = 0; i < x.numel(); ++i) acc[static_cast<size_t>(broadcast_offset(i, sizes, strides))] += C(in[i]);
+    // Sequential on purpose: every element of out sums its terms in x's order, deterministic. x is
+    // walked in order, its last dim as one loop, the outer dims' offset into out kept by an odometer.
+    const int64_t dims = static_cast<int64_t>(sizes.size()), inner = sizes.back(), inner_stride = strides.back();
+    std::vector<int64_t> index(static_cast<size_t>(dims - 1), 0);
+    int64_t offset = 0;
+    for (const T* in = x.data<T>(); in < x.data<T>() + x.numel(); in += inner) {
+      C* a = acc.data() + offset;
+      if (inner_stride == 0) {
+        C sum = *a;
+        for (int64_t j = 0; j < inner; ++j) sum += C(in[j]);
+        *a = sum;
+      } else {
+        for (int64_t j = 0; j < inner; ++j) a[j] += C(in[j]);
+      }
+      for (int64_t d = dims - 2; d >= 0; --d) {  // the next row of x: carry through the odometer
+        const size_t k = static_cast<size_t>(d);
+        offset += strides[k];
+        if (++index[k] < sizes[k]) break;
+        offset -= index[k] * strides[k];
+        index[k] = 0;
+      }
+    }
     T* o = out.data<T>();
     for (int64_t i = 0; i < out.numel(); ++i) o[i] = T(acc[static_cast<size_t>(i)]);
   });

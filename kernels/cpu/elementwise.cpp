@@ -122,7 +122,10 @@ void sum_to(const Tensor& x, const Tensor& out) {
     using T = decltype(tag);
     using C = compute_t<T>;
     std::vector<int64_t> sizes = x.shape().sizes(), strides = broadcast_strides(shape, x.shape());
-    if (sizes.empty()) sizes = strides = {1, 0};  // a 0-d x: one element, summed into out's one
+    if (sizes.empty()) {  // a 0-d x: one element, summed into out's one
+      sizes = {1};
+      strides = {0};
+    }
     std::vector<C> acc(static_cast<size_t>(out.numel()), C(0));
     // Sequential on purpose: every element of out sums its terms in x's order, deterministic. x is
     // walked in order, its last dim as one loop, the outer dims' offset into out kept by an odometer.

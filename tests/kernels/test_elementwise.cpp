@@ -74,6 +74,38 @@ TEST_CASE("binary ops broadcast like NumPy", "[elementwise]") {
   CHECK((col - row).shape() == Shape{2, 3});
 }
 
+TEST_CASE("sum_to sums each broadcast dim's terms in x's order", "[elementwise]") {
+  // x [2, 3, 4] holds 0..23 (sums exact in f32); each target keeps some dims and sums the rest.
+  std::vector<float> v(24);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i);
+  const Tensor x = from_vector<float>(v, {2, 3, 4});
+  const auto naive = [&](const Shape& to) {  // out[o] for every x element, its broadcast index kept
+    std::vector<double> out(static_cast<size_t>(to.numel()), 0.0);
+    const std::vector<int64_t> s = to.sizes();
+    for (int64_t i = 0; i < 2; ++i)
+      for (int64_t j = 0; j < 3; ++j)
+        for (int64_t k = 0; k < 4; ++k) {
+          const int64_t d = static_cast<int64_t>(s.size());
+          const int64_t ii = d >= 3 && s[d - 3] > 1 ? i : 0, jj = d >= 2 && s[d - 2] > 1 ? j : 0,
+                        kk = d >= 1 && s[d - 1] > 1 ? k : 0;
+          const int64_t jn = d >= 2 ? s[d - 2] : 1, kn = d >= 1 ? s[d - 1] : 1;
+          out[static_cast<size_t>((ii * jn + jj) * kn + kk)] += static_cast<double>((i * 3 + j) * 4 + k);
+        }
+    return out;
+  };
+  for (const Shape& to : {Shape{4}, Shape{3, 1}, Shape{2, 1, 4}, Shape{2, 3, 1}, Shape{1, 3, 4}, Shape{1}, Shape{}}) {
+    INFO(to.str());
+    const Tensor s = kernels::sum_to(x, to);
+    CHECK(s.shape() == to);
+    expect_values(s, naive(to), 0, "sum_to " + to.str());
+  }
+  // In x's order: 1e8 + 1 rounds back to 1e8 in f32, so ((1e8 + 1) - 1e8) + 1 is 1, where a
+  // pairwise or reversed sum would give 0 or 2.
+  const Tensor cancel = from_vector<float>({1e8f, 1.0f, -1e8f, 1.0f, 1e8f, 1.0f, -1e8f, 1.0f}, {2, 4});
+  expect_values(kernels::sum_to(cancel, Shape{2, 1}), {1, 1}, 0, "sum_to in x's order");
+  expect_values(kernels::sum_to(cancel, Shape{}), {1}, 0, "sum_to of every element in x's order");
+}
+
 TEST_CASE("binary gradients pass gradcheck, broadcasting included", "[elementwise][gradcheck]") {
   Tensor a = randn({2, 3}, kFloat64);
   Tensor b = rand({2, 3}, kFloat64, 0.5, 2.0);

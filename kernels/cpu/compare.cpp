@@ -25,12 +25,13 @@ void compare(CompareOp op, const Tensor& a, const Tensor& b, const Tensor& c) {
         });
         return;
       }
-      const std::vector<int64_t> sizes = out_shape.sizes();
-      const std::vector<int64_t> sa = broadcast_strides(a.shape(), out_shape);
-      const std::vector<int64_t> sb = broadcast_strides(b.shape(), out_shape);
+      const BroadcastRuns<2> runs(out_shape, {broadcast_strides(a.shape(), out_shape), broadcast_strides(b.shape(), out_shape)});
       parallel_for(n, kParallelGrain, [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i)
-          pc[i] = compare_forward<C>(kOp, C(pa[broadcast_offset(i, sizes, sa)]), C(pb[broadcast_offset(i, sizes, sb)]));
+        with_unit_steps(runs, [&](auto sa, auto sb) {
+          runs.each(begin, end, [&](int64_t i, int64_t len, const std::array<int64_t, 2>& at) {
+            for (int64_t j = 0; j < len; ++j) pc[i + j] = compare_forward<C>(kOp, C(pa[at[0] + j * sa]), C(pb[at[1] + j * sb]));
+          });
+        });
       });
     });
   });

@@ -65,12 +65,14 @@ void binary(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& c) {
           for (int64_t i = begin; i < end; ++i) pc[i] = T(binary_forward<C>(kOp, C(pa[i]), vb));
         });
       } else {
-        const std::vector<int64_t> sizes = out_shape.sizes();
-        const std::vector<int64_t> sa = broadcast_strides(a.shape(), out_shape);
-        const std::vector<int64_t> sb = broadcast_strides(b.shape(), out_shape);
+        const BroadcastRuns<2> runs(out_shape, {broadcast_strides(a.shape(), out_shape), broadcast_strides(b.shape(), out_shape)});
         parallel_for(n, kParallelGrain, [&](int64_t begin, int64_t end) {
-          for (int64_t i = begin; i < end; ++i)
-            pc[i] = T(binary_forward<C>(kOp, C(pa[broadcast_offset(i, sizes, sa)]), C(pb[broadcast_offset(i, sizes, sb)])));
+          with_unit_steps(runs, [&](auto sa, auto sb) {
+            runs.each(begin, end, [&](int64_t i, int64_t len, const std::array<int64_t, 2>& at) {
+              for (int64_t j = 0; j < len; ++j)
+                pc[i + j] = T(binary_forward<C>(kOp, C(pa[at[0] + j * sa]), C(pb[at[1] + j * sb])));
+            });
+          });
         });
       }
     });
@@ -85,18 +87,16 @@ void binary_backward(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor
     const T* pb = b.data<T>();
     const T* pdy = dy.data<T>();
     T* pd = d.data<T>();
-    const bool plain = a.shape() == dy.shape() && b.shape() == dy.shape();
-    const std::vector<int64_t> sizes = dy.shape().sizes();
-    const std::vector<int64_t> sa = broadcast_strides(a.shape(), dy.shape());
-    const std::vector<int64_t> sb = broadcast_strides(b.shape(), dy.shape());
+    const BroadcastRuns<2> runs(dy.shape(), {broadcast_strides(a.shape(), dy.shape()), broadcast_strides(b.shape(), dy.shape())});
     with_binary_op(op, [&](auto op_constant) {
       constexpr BinaryOp kOp = decltype(op_constant)::value;
       parallel_for(dy.numel(), kParallelGrain, [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) {
-          const int64_t ia = plain ? i : broadcast_offset(i, sizes, sa);
-          const int64_t ib = plain ? i : broadcast_offset(i, sizes, sb);
-          pd[i] = T(binary_grad<C>(kOp, wrt_b, C(pa[ia]), C(pb[ib]), C(pdy[i])));
-        }
+        with_unit_steps(runs, [&](auto sa, auto sb) {
+          runs.each(begin, end, [&](int64_t i, int64_t len, const std::array<int64_t, 2>& at) {
+            for (int64_t j = 0; j < len; ++j)
+              pd[i + j] = T(binary_grad<C>(kOp, wrt_b, C(pa[at[0] + j * sa]), C(pb[at[1] + j * sb]), C(pdy[i + j])));
+          });
+        });
       });
     });
   });
@@ -121,34 +121,21 @@ void sum_to(const Tensor& x, const Tensor& out) {
   dispatch_floating("sum_to", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
-    std::vector<int64_t> sizes = x.shape().sizes(), strides = broadcast_strides(shape, x.shape());
-    if (sizes.empty()) {  // a 0-d x: one element, summed into out's one
-      sizes = {1};
-      strides = {0};
-    }
     std::vector<C> acc(static_cast<size_t>(out.numel()), C(0));
     // Sequential on purpose: every element of out sums its terms in x's order, deterministic. x is
-    // walked in order, its last dim as one loop, the outer dims' offset into out kept by an odometer.
-    const int64_t dims = static_cast<int64_t>(sizes.size()), inner = sizes.back(), inner_stride = strides.back();
-    std::vector<int64_t> index(static_cast<size_t>(dims - 1), 0);
-    int64_t offset = 0;
-    for (const T* in = x.data<T>(); in < x.data<T>() + x.numel(); in += inner) {
-      C* a = acc.data() + offset;
-      if (inner_stride == 0) {
+    // walked in order, a row of its last dim at a time (out's matching row, or one element of out).
+    const BroadcastRuns<1> runs(x.shape(), {broadcast_strides(shape, x.shape())});
+    const T* in = x.data<T>();
+    runs.each(0, x.numel(), [&](int64_t i, int64_t len, const std::array<int64_t, 1>& at) {
+      C* a = acc.data() + at[0];
+      if (runs.step(0) == 0) {
         C sum = *a;
-        for (int64_t j = 0; j < inner; ++j) sum += C(in[j]);
+        for (int64_t j = 0; j < len; ++j) sum += C(in[i + j]);
         *a = sum;
       } else {
-        for (int64_t j = 0; j < inner; ++j) a[j] += C(in[j]);
+        for (int64_t j = 0; j < len; ++j) a[j] += C(in[i + j]);
       }
-      for (int64_t d = dims - 2; d >= 0; --d) {  // the next row of x: carry through the odometer
-        const size_t k = static_cast<size_t>(d);
-        offset += strides[k];
-        if (++index[k] < sizes[k]) break;
-        offset -= index[k] * strides[k];
-        index[k] = 0;
-      }
-    }
+    });
     T* o = out.data<T>();
     for (int64_t i = 0; i < out.numel(); ++i) o[i] = T(acc[static_cast<size_t>(i)]);
   });
@@ -158,12 +145,15 @@ void expand(const Tensor& x, const Tensor& out) {
   const Shape& shape = out.shape();
   dispatch_dtype(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    const std::vector<int64_t> sizes = shape.sizes();
-    const std::vector<int64_t> strides = broadcast_strides(x.shape(), shape);
+    const BroadcastRuns<1> runs(shape, {broadcast_strides(x.shape(), shape)});
     const T* in = x.data<T>();
     T* o = out.data<T>();
     parallel_for(out.numel(), kParallelGrain, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) o[i] = in[broadcast_offset(i, sizes, strides)];
+      with_unit_steps(runs, [&](auto step) {
+        runs.each(begin, end, [&](int64_t i, int64_t len, const std::array<int64_t, 1>& at) {
+          for (int64_t j = 0; j < len; ++j) o[i + j] = in[at[0] + j * step];
+        });
+      });
     });
   });
 }

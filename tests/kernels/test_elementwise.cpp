@@ -1,5 +1,9 @@
+#include <omp.h>
+
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <vector>
 
 #include "core/cuda_runtime.h"
 #include "kernels/ops.h"
@@ -72,6 +76,47 @@ TEST_CASE("binary ops broadcast like NumPy", "[elementwise]") {
   expect_values(12.0 / a, {12, 6, 4, 3, 2.4, 2}, test::unit_roundoff(kFloat32), "rdiv scalar");  // one division
   CHECK((a + row).shape() == Shape{2, 3});
   CHECK((col - row).shape() == Shape{2, 3});
+}
+
+TEST_CASE("broadcast arithmetic, comparisons, expand and their gradients match loops on 1, 2 and 3 threads",
+          "[elementwise]") {
+  // a [3, 1, 5003] with b [1, 7, 1]: 105,063 outputs, several threads' grain, so on 2 and 3 threads
+  // a thread's share starts inside a row of the last dim. Small whole numbers: every result, and
+  // every gradient's sum, is exact in f32, so the loops below are the values to the bit.
+  constexpr int64_t I = 3, J = 7, K = 5003;
+  std::vector<float> av(static_cast<size_t>(I * K)), bv(static_cast<size_t>(J)), wv(static_cast<size_t>(I * J * K));
+  for (size_t i = 0; i < av.size(); ++i) av[i] = static_cast<float>(static_cast<int64_t>(i % 13) - 6);
+  for (size_t j = 0; j < bv.size(); ++j) bv[j] = static_cast<float>(j) - 3.0f;
+  for (size_t i = 0; i < wv.size(); ++i) wv[i] = static_cast<float>(i % 5) - 2.0f;
+  std::vector<double> sum(wv.size()), product(wv.size()), equal(wv.size()), expanded(wv.size());
+  std::vector<double> da(av.size(), 0.0), db(bv.size(), 0.0);
+  for (int64_t i = 0; i < I; ++i)
+    for (int64_t j = 0; j < J; ++j)
+      for (int64_t k = 0; k < K; ++k) {
+        const size_t o = static_cast<size_t>((i * J + j) * K + k), ia = static_cast<size_t>(i * K + k);
+        const double x = av[ia], y = bv[static_cast<size_t>(j)], w = wv[o];
+        sum[o] = x + y;
+        product[o] = x * y;
+        equal[o] = x == y ? 1 : 0;
+        expanded[o] = x;
+        da[ia] += w * y;  // d(a * b)/da summed over j
+        db[static_cast<size_t>(j)] += w * x;  // and d/db over i and k
+      }
+  const int threads = omp_get_max_threads();
+  for (const int count : {1, 2, 3}) {
+    INFO(count << " threads");
+    omp_set_num_threads(count);
+    const Tensor a = from_vector<float>(av, {I, 1, K}).requires_grad_(), b = from_vector<float>(bv, {1, J, 1}).requires_grad_();
+    expect_values(a + b, sum, 0, "a + b");
+    expect_values(b + a, sum, 0, "b + a");
+    expect_values(a * b, product, 0, "a * b");
+    expect_values(a.eq(b), equal, 0, "a == b");
+    expect_values(kernels::expand(a.detach(), Shape{I, J, K}), expanded, 0, "expand");
+    mul(a, b).backward(from_vector<float>(wv, {I, J, K}));
+    expect_values(a.grad(), da, 0, "d(a * b)/da");
+    expect_values(b.grad(), db, 0, "d(a * b)/db");
+  }
+  omp_set_num_threads(threads);
 }
 
 TEST_CASE("sum_to sums each broadcast dim's terms in x's order", "[elementwise]") {

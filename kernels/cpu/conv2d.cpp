@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cstring>
 #include <type_traits>
+#include <vector>
 
 #include "core/simulation.h"
 #include "kernels/cpu/conv2d_direct.h"
@@ -318,20 +319,24 @@ void conv2d_backward_bias(const Tensor& dy, const Tensor& db) {
     using C = compute_t<T>;
     const T* g = dy.data<T>();
     T* out = db.data<T>();
-    parallel_for(channels, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, batch * plane)),
-                 [&](int64_t c0, int64_t c1) {
-                   for (int64_t c = c0; c < c1; ++c) {
-                     double total = 0.0;  // planes summed in C, then in double across the batch
-                     for (int64_t n = 0; n < batch; ++n) {
-                       const T* p = g + (n * channels + c) * plane;
-                       C sum = C(0);
+    // Each (n, c) plane summed in C, the planes walked in memory order (a channel's planes are
+    // C * H * W apart, too short each for the hardware prefetch), then a channel's plane sums
+    // added in double over n = 0, 1, ...: the same bits on any number of threads.
+    std::vector<double> plane_sums(static_cast<size_t>(batch * channels));
+    parallel_for(batch * channels, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, plane)), [&](int64_t p0, int64_t p1) {
+      for (int64_t p = p0; p < p1; ++p) {
+        const T* x = g + p * plane;
+        C sum = C(0);
 #pragma omp simd reduction(+ : sum)
-                       for (int64_t i = 0; i < plane; ++i) sum += C(p[i]);
-                       total += static_cast<double>(sum);
-                     }
-                     out[c] = T(static_cast<C>(total));
-                   }
-                 });
+        for (int64_t i = 0; i < plane; ++i) sum += C(x[i]);
+        plane_sums[static_cast<size_t>(p)] = static_cast<double>(sum);
+      }
+    });
+    for (int64_t c = 0; c < channels; ++c) {
+      double total = 0.0;
+      for (int64_t n = 0; n < batch; ++n) total += plane_sums[static_cast<size_t>(n * channels + c)];
+      out[c] = T(static_cast<C>(total));
+    }
   });
 }
 

@@ -1,8 +1,9 @@
 #pragma once
 // Walking a broadcast: strides that read an input of shape `in` while iterating an output of
 // shape `out` (in broadcasts to out; dims that broadcast get stride 0), and the output's
-// elements [begin, end) as runs along its last dim, each operand's offset carried from run to
-// run by an odometer (one division pass at `begin`, none per element):
+// elements [begin, end) as runs along its innermost dims (as many as every operand walks as one),
+// each operand's offset carried from run to run by an odometer (one division pass at `begin`,
+// none per element):
 //
 //   const BroadcastRuns<2> runs(c.shape(), {broadcast_strides(a.shape(), c.shape()),
 //                                           broadcast_strides(b.shape(), c.shape())});
@@ -26,9 +27,14 @@ std::vector<int64_t> broadcast_strides(const Shape& in, const Shape& out);
 template <size_t K>
 class BroadcastRuns {
  public:
-  // strides[k]: operand k's broadcast_strides for `out`. A 0-d out walks as one element.
-  BroadcastRuns(const Shape& out, std::array<std::vector<int64_t>, K> strides)
-      : sizes_(out.sizes()), strides_(std::move(strides)) {
+  // strides[k]: operand k's broadcast_strides for `out`. Dims of size 1 never move an offset and
+  // are dropped; an out of one element (0-d included) walks as one.
+  BroadcastRuns(const Shape& out, const std::array<std::vector<int64_t>, K>& strides) {
+    for (int64_t d = 0; d < out.dim(); ++d) {
+      if (out[d] == 1) continue;
+      sizes_.push_back(out[d]);
+      for (size_t k = 0; k < K; ++k) strides_[k].push_back(strides[k][static_cast<size_t>(d)]);
+    }
     if (sizes_.empty()) {
       sizes_ = {1};
       for (auto& s : strides_) s = {0};
@@ -36,11 +42,11 @@ class BroadcastRuns {
     coalesce();
   }
 
-  // Operand k's step along a run: 1 where it has the last dim, 0 where it broadcasts along it
-  // (the operands are contiguous).
+  // Operand k's step along a run: 1 where it has the innermost dim of out that is not 1, 0
+  // where it broadcasts along it (the operands are contiguous).
   int64_t step(size_t k) const { return strides_[k].back(); }
 
-  // fn(i, len, at): output elements [i, i + len) lie in one row of the last dim; operand k's
+  // fn(i, len, at): output elements [i, i + len) lie in one run; operand k's
   // element for output i is at offset at[k], and moves by step(k) along the run.
   template <class Fn>
   void each(int64_t begin, int64_t end, const Fn& fn) const {

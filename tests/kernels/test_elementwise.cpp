@@ -102,20 +102,25 @@ TEST_CASE("broadcast arithmetic, comparisons, expand and their gradients match l
         da[ia] += w * y;  // d(a * b)/da summed over j
         db[static_cast<size_t>(j)] += w * x;  // and d/db over i and k
       }
+  // The same values with dims of size 1 among and after them, which the walk drops.
+  struct Layout {
+    Shape a, b, out;
+  };
   const int threads = omp_get_max_threads();
-  for (const int count : {1, 2, 3}) {
-    INFO(count << " threads");
-    omp_set_num_threads(count);
-    const Tensor a = from_vector<float>(av, {I, 1, K}).requires_grad_(), b = from_vector<float>(bv, {1, J, 1}).requires_grad_();
-    expect_values(a + b, sum, 0, "a + b");
-    expect_values(b + a, sum, 0, "b + a");
-    expect_values(a * b, product, 0, "a * b");
-    expect_values(a.eq(b), equal, 0, "a == b");
-    expect_values(kernels::expand(a.detach(), Shape{I, J, K}), expanded, 0, "expand");
-    mul(a, b).backward(from_vector<float>(wv, {I, J, K}));
-    expect_values(a.grad(), da, 0, "d(a * b)/da");
-    expect_values(b.grad(), db, 0, "d(a * b)/db");
-  }
+  for (const Layout& layout : {Layout{{I, 1, K}, {1, J, 1}, {I, J, K}}, Layout{{I, 1, 1, K, 1}, {1, J, 1, 1, 1}, {I, J, 1, K, 1}}})
+    for (const int count : {1, 2, 3}) {
+      INFO(layout.a.str() << " with " << layout.b.str() << ", " << count << " threads");
+      omp_set_num_threads(count);
+      const Tensor a = from_vector<float>(av, layout.a).requires_grad_(), b = from_vector<float>(bv, layout.b).requires_grad_();
+      expect_values(a + b, sum, 0, "a + b");
+      expect_values(b + a, sum, 0, "b + a");
+      expect_values(a * b, product, 0, "a * b");
+      expect_values(a.eq(b), equal, 0, "a == b");
+      expect_values(kernels::expand(a.detach(), layout.out), expanded, 0, "expand");
+      mul(a, b).backward(from_vector<float>(wv, layout.out));
+      expect_values(a.grad(), da, 0, "d(a * b)/da");
+      expect_values(b.grad(), db, 0, "d(a * b)/db");
+    }
   omp_set_num_threads(threads);
 }
 

@@ -191,11 +191,10 @@ void batch_norm_backward(const Tensor& x, const Tensor& dy, const Tensor& mean, 
     T* out = dx.defined() ? dx.data<T>() : nullptr;
     const Affine<C> affine(mean, invstd, weight, bias, relu ? l.channels : 0);
     const auto channels = [&](auto relu_constant) {
-      using Relu = decltype(relu_constant);
-      constexpr bool kRelu = Relu::value;
+      using Relu = decltype(relu_constant);  // a type, so that the lambda below sees it uncaptured
       // channel k's dy, or with the fused ReLU dy where the forward's value was positive
       const auto grad_of = [&](size_t k) {
-        const C a_scale = kRelu ? affine.scale[k] : C(0), a_shift = kRelu ? affine.shift[k] : C(0);
+        const C a_scale = Relu::value ? affine.scale[k] : C(0), a_shift = Relu::value ? affine.shift[k] : C(0);
         return [a_scale, a_shift](T g, T xv) {
           if constexpr (Relu::value) return C(T(batch_norm_affine(C(xv), a_scale, a_shift))) > C(0) ? C(g) : C(0);
           else return C(g);

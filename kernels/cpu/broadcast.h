@@ -7,7 +7,7 @@
 //
 //   const BroadcastRuns<2> runs(c.shape(), {broadcast_strides(a.shape(), c.shape()),
 //                                           broadcast_strides(b.shape(), c.shape())});
-//   with_unit_steps(runs, [&](auto sa, auto sb) {   // 1: a row of the operand, 0: one value
+//   with_steps_for<T>(runs, [&](auto sa, auto sb) {   // 1: a row of the operand, 0: one value
 //     runs.each(begin, end, [&](int64_t i, int64_t len, const std::array<int64_t, 2>& at) {
 //       for (int64_t j = 0; j < len; ++j) pc[i + j] = pa[at[0] + j * sa] + pb[at[1] + j * sb];
 //     });
@@ -16,6 +16,7 @@
 #include <array>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "core/shape.h"
@@ -103,15 +104,33 @@ class BroadcastRuns {
 };
 
 // Calls fn with each operand's step as a compile-time 0 or 1 (std::integral_constant), so that
-// a run's loop reads rows and repeated values the compiler can vectorise.
+// a run's loop reads rows and repeated values the compiler can vectorise. Where an output has a
+// dim that is not 1, some operand has it (a broadcast's size is its operands' largest), so the
+// steps are never all 0 and that combination is not compiled.
 template <size_t K, class Fn, class... Steps>
 void with_unit_steps(const BroadcastRuns<K>& runs, const Fn& fn, Steps... steps) {
-  if constexpr (sizeof...(Steps) == K) {
+  constexpr size_t k = sizeof...(Steps);
+  if constexpr (k == K) {
     fn(steps...);
+  } else if constexpr (K > 1 && k == K - 1 && (... && (Steps::value == 0))) {
+    with_unit_steps(runs, fn, steps..., std::integral_constant<int64_t, 1>{});
   } else {
-    if (runs.step(sizeof...(Steps)) == 0) with_unit_steps(runs, fn, steps..., std::integral_constant<int64_t, 0>{});
+    if (runs.step(k) == 0) with_unit_steps(runs, fn, steps..., std::integral_constant<int64_t, 0>{});
     else with_unit_steps(runs, fn, steps..., std::integral_constant<int64_t, 1>{});
   }
+}
+
+// with_unit_steps for f32, the dtype models train in; other dtypes get the steps as values: the
+// same walk in one loop, not one per combination (their compile time doubled otherwise).
+template <size_t K, class Fn, size_t... I>
+void with_runtime_steps(const BroadcastRuns<K>& runs, const Fn& fn, std::index_sequence<I...>) {
+  fn(runs.step(I)...);
+}
+
+template <class T, size_t K, class Fn>
+void with_steps_for(const BroadcastRuns<K>& runs, const Fn& fn) {
+  if constexpr (std::is_same_v<T, float>) with_unit_steps(runs, fn);
+  else with_runtime_steps(runs, fn, std::make_index_sequence<K>{});
 }
 
 }  // namespace ember::kernels::cpu

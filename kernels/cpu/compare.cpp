@@ -27,7 +27,7 @@ void compare(CompareOp op, const Tensor& a, const Tensor& b, const Tensor& c) {
       }
       const BroadcastRuns<2> runs(out_shape, {broadcast_strides(a.shape(), out_shape), broadcast_strides(b.shape(), out_shape)});
       parallel_for(n, kParallelGrain, [&](int64_t begin, int64_t end) {
-        with_unit_steps(runs, [&](auto sa, auto sb) {
+        with_steps_for<T>(runs, [&](auto sa, auto sb) {
           runs.each(begin, end, [&](int64_t i, int64_t len, const std::array<int64_t, 2>& at) {
             for (int64_t j = 0; j < len; ++j) pc[i + j] = compare_forward<C>(kOp, C(pa[at[0] + j * sa]), C(pb[at[1] + j * sb]));
           });

@@ -67,7 +67,7 @@ void binary(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& c) {
       } else {
         const BroadcastRuns<2> runs(out_shape, {broadcast_strides(a.shape(), out_shape), broadcast_strides(b.shape(), out_shape)});
         parallel_for(n, kParallelGrain, [&](int64_t begin, int64_t end) {
-          with_unit_steps(runs, [&](auto sa, auto sb) {
+          with_steps_for<T>(runs, [&](auto sa, auto sb) {
             runs.each(begin, end, [&](int64_t i, int64_t len, const std::array<int64_t, 2>& at) {
               for (int64_t j = 0; j < len; ++j)
                 pc[i + j] = T(binary_forward<C>(kOp, C(pa[at[0] + j * sa]), C(pb[at[1] + j * sb])));
@@ -91,7 +91,7 @@ void binary_backward(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor
     with_binary_op(op, [&](auto op_constant) {
       constexpr BinaryOp kOp = decltype(op_constant)::value;
       parallel_for(dy.numel(), kParallelGrain, [&](int64_t begin, int64_t end) {
-        with_unit_steps(runs, [&](auto sa, auto sb) {
+        with_steps_for<T>(runs, [&](auto sa, auto sb) {
           runs.each(begin, end, [&](int64_t i, int64_t len, const std::array<int64_t, 2>& at) {
             for (int64_t j = 0; j < len; ++j)
               pd[i + j] = T(binary_grad<C>(kOp, wrt_b, C(pa[at[0] + j * sa]), C(pb[at[1] + j * sb]), C(pdy[i + j])));
@@ -149,7 +149,7 @@ void expand(const Tensor& x, const Tensor& out) {
     const T* in = x.data<T>();
     T* o = out.data<T>();
     parallel_for(out.numel(), kParallelGrain, [&](int64_t begin, int64_t end) {
-      with_unit_steps(runs, [&](auto step) {
+      with_steps_for<T>(runs, [&](auto step) {
         runs.each(begin, end, [&](int64_t i, int64_t len, const std::array<int64_t, 1>& at) {
           for (int64_t j = 0; j < len; ++j) o[i + j] = in[at[0] + j * step];
         });

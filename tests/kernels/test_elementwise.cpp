@@ -117,6 +117,11 @@ TEST_CASE("broadcast arithmetic, comparisons, expand and their gradients match l
       expect_values(a * b, product, 0, "a * b");
       expect_values(a.eq(b), equal, 0, "a == b");
       expect_values(kernels::expand(a.detach(), layout.out), expanded, 0, "expand");
+      // f32 runs each combination of steps as its own loop, other dtypes one loop for all
+      const Tensor a64 = a.detach().to(kFloat64), b64 = b.detach().to(kFloat64);
+      expect_values(a64 * b64, product, 0, "a * b in f64");
+      expect_values(a64.to(DType::i64).eq(b64.to(DType::i64)), equal, 0, "a == b in i64");
+      expect_values(kernels::expand(a64, layout.out), expanded, 0, "expand in f64");
       mul(a, b).backward(from_vector<float>(wv, layout.out));
       expect_values(a.grad(), da, 0, "d(a * b)/da");
       expect_values(b.grad(), db, 0, "d(a * b)/db");

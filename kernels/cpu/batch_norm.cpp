@@ -7,12 +7,10 @@
 //     channel, so a channel whose mean is large next to its spread keeps its precision.
 //   - plane sums are `omp simd` reductions (vectorised: the order within a plane is the
 //     compiler's, fixed for a build, so results stay deterministic).
-//   - every pass walks the (n, c) planes in memory order, split between the threads: the
-//     statistics and backward's sums keep each plane's sums, then add a channel's in double
-//     over n = 0, 1, ..., the same sums in the same order whatever the threads. (Walking a
-//     channel's planes, C * H * W apart, one after another ran backward 20-35% slower: planes
-//     of 196 B to 3 KiB each, too short for the hardware's prefetch.) apply and backward's dx
-//     take a precomputed per-channel scale and shift.
+//   - every pass walks the (n, c) planes in memory order, split between the threads, and the
+//     sums add a channel's plane sums in double over n = 0, 1, ... (kernels/cpu/channel_planes.h):
+//     the same bits whatever the threads. apply and backward's dx take a precomputed
+//     per-channel scale and shift.
 //   - with a ReLU fused after it, apply clamps in the same pass, and backward recomputes each
 //     value as apply rounded it (the same scale, shift and batch_norm_affine) to mask dy: no
 //     ReLU pass either way, and no mask stored. A residual block's end (batch norm, the
@@ -23,7 +21,7 @@
 #include <vector>
 
 #include "kernels/batch_norm_math.h"
-#include "kernels/cpu/parallel.h"
+#include "kernels/cpu/channel_planes.h"
 #include "kernels/ops.h"
 
 namespace ember::kernels::cpu {
@@ -31,27 +29,6 @@ namespace ember::kernels::cpu {
 #include "kernels/backend_into.inc"
 
 namespace {
-
-struct ChannelLayout {
-  int64_t batch, channels, inner;
-  int64_t count() const { return batch * inner; }  // values per channel
-  int64_t plane(int64_t n, int64_t c) const { return (n * channels + c) * inner; }
-};
-
-ChannelLayout channel_layout(const Shape& shape) {
-  ChannelLayout l{shape[0], shape[1], 1};
-  for (int64_t d = 2; d < shape.dim(); ++d) l.inner *= shape[d];
-  return l;
-}
-
-int64_t plane_grain(const ChannelLayout& l) { return std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, l.inner)); }
-
-// Channel c's total of per-plane sums, in double, over n = 0, 1, ... (the order fixes the bits).
-double sum_over_batch(const ChannelLayout& l, const std::vector<double>& per_plane, int64_t c) {
-  double total = 0.0;
-  for (int64_t n = 0; n < l.batch; ++n) total += per_plane[static_cast<size_t>(n * l.channels + c)];
-  return total;
-}
 
 // Reads a per-channel tensor of any floating dtype as double (undefined: `fallback`).
 std::vector<double> read_channels(const Tensor& t, int64_t channels, double fallback) {
@@ -100,22 +77,19 @@ void batch_norm_stats(const Tensor& x, const Tensor& running_mean, const Tensor&
     using T = decltype(tag);
     using C = compute_t<T>;
     const T* in = x.data<T>();
-    const int64_t planes = l.batch * l.channels;
-    std::vector<double> plane_sum(static_cast<size_t>(planes)), plane_sum_sq(static_cast<size_t>(planes));
-    parallel_for(planes, plane_grain(l), [&](int64_t p0, int64_t p1) {
-      for (int64_t p = p0; p < p1; ++p) {
-        const C shift = C(in[l.plane(0, p % l.channels)]);
-        const T* x_plane = in + p * l.inner;
-        C s = C(0), s2 = C(0);
+    std::vector<double> plane_sum(static_cast<size_t>(l.planes())), plane_sum_sq(static_cast<size_t>(l.planes()));
+    for_each_plane(l, [&](int64_t p) {
+      const C shift = C(in[l.plane(0, p % l.channels)]);
+      const T* x_plane = in + p * l.inner;
+      C s = C(0), s2 = C(0);
 #pragma omp simd reduction(+ : s, s2)
-        for (int64_t i = 0; i < l.inner; ++i) {
-          const C d = C(x_plane[i]) - shift;
-          s += d;
-          s2 += d * d;
-        }
-        plane_sum[static_cast<size_t>(p)] = static_cast<double>(s);
-        plane_sum_sq[static_cast<size_t>(p)] = static_cast<double>(s2);
+      for (int64_t i = 0; i < l.inner; ++i) {
+        const C d = C(x_plane[i]) - shift;
+        s += d;
+        s2 += d * d;
       }
+      plane_sum[static_cast<size_t>(p)] = static_cast<double>(s);
+      plane_sum_sq[static_cast<size_t>(p)] = static_cast<double>(s2);
     });
     for (int64_t c = 0; c < l.channels; ++c) {
       const double sum = sum_over_batch(l, plane_sum, c), sum_sq = sum_over_batch(l, plane_sum_sq, c);
@@ -151,20 +125,17 @@ void batch_norm_apply(const Tensor& x, const Tensor& mean, const Tensor& invstd,
     T* out = y.data<T>();
     const auto planes = [&](auto relu_constant, auto residual_constant) {
       constexpr bool kRelu = decltype(relu_constant)::value, kResidual = decltype(residual_constant)::value;
-      parallel_for(l.batch * l.channels, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, l.inner)),
-                   [&](int64_t p0, int64_t p1) {
-                     for (int64_t p = p0; p < p1; ++p) {
-                       const size_t c = static_cast<size_t>(p % l.channels);
-                       const C s = affine.scale[c], t = affine.shift[c];
-                       const T* src = in + p * l.inner;
-                       T* dst = out + p * l.inner;
-                       for (int64_t i = 0; i < l.inner; ++i) {
-                         T v = T(batch_norm_affine(C(src[i]), s, t));
-                         if constexpr (kResidual) v = T(C(v) + C(res[p * l.inner + i]));
-                         dst[i] = kRelu ? T(batch_norm_relu(C(v))) : v;
-                       }
-                     }
-                   });
+      for_each_plane(l, [&](int64_t p) {
+        const size_t c = static_cast<size_t>(p % l.channels);
+        const C s = affine.scale[c], t = affine.shift[c];
+        const T* src = in + p * l.inner;
+        T* dst = out + p * l.inner;
+        for (int64_t i = 0; i < l.inner; ++i) {
+          T v = T(batch_norm_affine(C(src[i]), s, t));
+          if constexpr (kResidual) v = T(C(v) + C(res[p * l.inner + i]));
+          dst[i] = kRelu ? T(batch_norm_relu(C(v))) : v;
+        }
+      });
     };
     const auto with_residual = [&](auto relu_constant) {
       if (res != nullptr) planes(relu_constant, std::true_type{});
@@ -200,44 +171,39 @@ void batch_norm_backward(const Tensor& x, const Tensor& dy, const Tensor& mean, 
           else return C(g);
         };
       };
-      const int64_t planes = l.batch * l.channels;
-      std::vector<double> plane_dy(static_cast<size_t>(planes)), plane_dy_xc(static_cast<size_t>(planes));
-      parallel_for(planes, plane_grain(l), [&](int64_t p0, int64_t p1) {
-        for (int64_t p = p0; p < p1; ++p) {
-          const size_t k = static_cast<size_t>(p % l.channels);
-          const C m = C(mu[k]);
-          const auto grad = grad_of(k);
-          const T* xp = xs + p * l.inner;
-          const T* gp = gs + p * l.inner;
-          C a = C(0), b = C(0);
+      std::vector<double> plane_dy(static_cast<size_t>(l.planes())), plane_dy_xc(static_cast<size_t>(l.planes()));
+      for_each_plane(l, [&](int64_t p) {
+        const size_t k = static_cast<size_t>(p % l.channels);
+        const C m = C(mu[k]);
+        const auto grad = grad_of(k);
+        const T* xp = xs + p * l.inner;
+        const T* gp = gs + p * l.inner;
+        C a = C(0), b = C(0);
 #pragma omp simd reduction(+ : a, b)
-          for (int64_t i = 0; i < l.inner; ++i) {
-            const C g = grad(gp[i], xp[i]);
-            a += g;
-            b += g * (C(xp[i]) - m);
-          }
-          plane_dy[static_cast<size_t>(p)] = static_cast<double>(a);
-          plane_dy_xc[static_cast<size_t>(p)] = static_cast<double>(b);
+        for (int64_t i = 0; i < l.inner; ++i) {
+          const C g = grad(gp[i], xp[i]);
+          a += g;
+          b += g * (C(xp[i]) - m);
         }
+        plane_dy[static_cast<size_t>(p)] = static_cast<double>(a);
+        plane_dy_xc[static_cast<size_t>(p)] = static_cast<double>(b);
       });
       for (int64_t c = 0; c < l.channels; ++c) {
         sum_dy[static_cast<size_t>(c)] = sum_over_batch(l, plane_dy, c);
         sum_dy_xhat[static_cast<size_t>(c)] = sum_over_batch(l, plane_dy_xc, c) * static_cast<double>(C(inv[static_cast<size_t>(c)]));
       }
       if (!out) return;
-      parallel_for(planes, plane_grain(l), [&](int64_t p0, int64_t p1) {
-        for (int64_t p = p0; p < p1; ++p) {
-          const size_t k = static_cast<size_t>(p % l.channels);
-          const C m = C(mu[k]), s = C(inv[k]);
-          const auto grad = grad_of(k);
-          const C scale = C(w[k]) * s;
-          const C mean_dy = batch_stats ? C(sum_dy[k] / count) : C(0), mean_dy_xhat = batch_stats ? C(sum_dy_xhat[k] / count) : C(0);
-          const T* xp = xs + p * l.inner;
-          const T* gp = gs + p * l.inner;
-          T* op = out + p * l.inner;
-          for (int64_t i = 0; i < l.inner; ++i)
-            op[i] = T(batch_norm_train_dx(grad(gp[i], xp[i]), (C(xp[i]) - m) * s, scale, mean_dy, mean_dy_xhat));
-        }
+      for_each_plane(l, [&](int64_t p) {
+        const size_t k = static_cast<size_t>(p % l.channels);
+        const C m = C(mu[k]), s = C(inv[k]);
+        const auto grad = grad_of(k);
+        const C scale = C(w[k]) * s;
+        const C mean_dy = batch_stats ? C(sum_dy[k] / count) : C(0), mean_dy_xhat = batch_stats ? C(sum_dy_xhat[k] / count) : C(0);
+        const T* xp = xs + p * l.inner;
+        const T* gp = gs + p * l.inner;
+        T* op = out + p * l.inner;
+        for (int64_t i = 0; i < l.inner; ++i)
+          op[i] = T(batch_norm_train_dx(grad(gp[i], xp[i]), (C(xp[i]) - m) * s, scale, mean_dy, mean_dy_xhat));
       });
     };
     if (relu) channels(std::true_type{});

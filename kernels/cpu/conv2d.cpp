@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "core/simulation.h"
+#include "kernels/cpu/channel_planes.h"
 #include "kernels/cpu/conv2d_direct.h"
 #include "kernels/cpu/conv2d_winograd.h"
 #include "kernels/cpu/f16_storage.h"
@@ -313,30 +314,22 @@ void conv2d_backward_weight(const Tensor& x, const Tensor& dy, const Conv2dGeome
 }
 
 void conv2d_backward_bias(const Tensor& dy, const Tensor& db) {
-  const int64_t batch = dy.size(0), channels = dy.size(1), plane = dy.numel() / std::max<int64_t>(1, batch * channels);
+  const ChannelLayout l = channel_layout(dy.shape());
   dispatch_floating("conv2d_backward_bias", dy.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
     const T* g = dy.data<T>();
     T* out = db.data<T>();
-    // Each (n, c) plane summed in C, the planes walked in memory order (a channel's planes are
-    // C * H * W apart, too short each for the hardware prefetch), then a channel's plane sums
-    // added in double over n = 0, 1, ...: the same bits on any number of threads.
-    std::vector<double> plane_sums(static_cast<size_t>(batch * channels));
-    parallel_for(batch * channels, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, plane)), [&](int64_t p0, int64_t p1) {
-      for (int64_t p = p0; p < p1; ++p) {
-        const T* x = g + p * plane;
-        C sum = C(0);
+    // each (n, c) plane summed in C, then a channel's planes in double over n in order
+    std::vector<double> plane_sums(static_cast<size_t>(l.planes()));
+    for_each_plane(l, [&](int64_t p) {
+      const T* x = g + p * l.inner;
+      C sum = C(0);
 #pragma omp simd reduction(+ : sum)
-        for (int64_t i = 0; i < plane; ++i) sum += C(x[i]);
-        plane_sums[static_cast<size_t>(p)] = static_cast<double>(sum);
-      }
+      for (int64_t i = 0; i < l.inner; ++i) sum += C(x[i]);
+      plane_sums[static_cast<size_t>(p)] = static_cast<double>(sum);
     });
-    for (int64_t c = 0; c < channels; ++c) {
-      double total = 0.0;
-      for (int64_t n = 0; n < batch; ++n) total += plane_sums[static_cast<size_t>(n * channels + c)];
-      out[c] = T(static_cast<C>(total));
-    }
+    for (int64_t c = 0; c < l.channels; ++c) out[c] = T(static_cast<C>(sum_over_batch(l, plane_sums, c)));
   });
 }
 

@@ -35,8 +35,7 @@ for ((attempt = 1; attempt <= kills; ++attempt)); do
   "$ember" train "${args[@]}" --save run.ckpt --save-every 1 "${resume[@]}" >/dev/null 2>run.err &
   pid=$!
   delay_ms=$((100 + RANDOM % (run_ms / 2 + 1)))
-  sleep "$(printf '0.%03d' $((delay_ms % 1000)))"
-  sleep $((delay_ms / 1000))
+  sleep "$(printf '%d.%03d' $((delay_ms / 1000)) $((delay_ms % 1000)))"
   if kill -9 "$pid" 2>/dev/null; then
     wait "$pid" 2>/dev/null || true
     killed=$((killed + 1))

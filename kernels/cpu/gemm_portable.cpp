@@ -23,7 +23,7 @@ template <class Scalar>
 struct PortableVec {
   using T = Scalar;
   typedef Scalar reg __attribute__((vector_size(32)));
-  static constexpr int kLanes = 32 / sizeof(Scalar);
+  static constexpr int kLanes = 32 / sizeof(Scalar), kRegisters = 16;
   static reg zero() { return reg{}; }
   static reg load(const T* p) {
     reg v;
@@ -49,6 +49,7 @@ struct PortableVec {
   static void store_part(T* p, reg v, int64_t lanes) {
     std::memcpy(p, &v, static_cast<size_t>(std::min<int64_t>(lanes, kLanes)) * sizeof(T));
   }
+  static void keep(reg&) {}  // the compiler's choice: no register constraint that every target has
 };
 
 }  // namespace

@@ -17,7 +17,7 @@ namespace {
 struct Avx2Vec {
   using T = float;
   using reg = __m256;
-  static constexpr int kLanes = 8;
+  static constexpr int kLanes = 8, kRegisters = 16;
   static reg zero() { return _mm256_setzero_ps(); }
   static reg load(const float* p) { return _mm256_loadu_ps(p); }
   static reg broadcast(const float* p) { return _mm256_broadcast_ss(p); }
@@ -34,6 +34,7 @@ struct Avx2Vec {
   }
   static reg load_part(const float* p, int64_t lanes) { return _mm256_maskload_ps(p, mask(lanes)); }
   static void store_part(float* p, reg v, int64_t lanes) { _mm256_maskstore_ps(p, mask(lanes), v); }
+  static void keep(reg& v) { asm("" : "+x"(v)); }  // v now comes from a register: its load stays a load
 };
 
 }  // namespace

@@ -122,10 +122,10 @@ std::vector<kernels::CpuGemmProvider> providers() {
 }
 
 // Sizes around every kernel's tiles (mr 6 and 8, nr 16 and 48, 8 and 16 lanes), blocks (kc 256,
-// mc 240 and 256) and the dot-product path (A B^T with n <= 16, k >= 256: blocks of 4 x 3, the
-// last vector of the sum masked), the narrow last panels of B the edge kernel takes (1-7 columns
-// past a whole panel, over more panels of A than one group of accumulators holds), and a few far
-// from them.
+// mc 240 and 256) and the dot-product path (A B^T with n <= 16, k >= 256: blocks of 4 x 3 or
+// 3 x 3 and every remainder of rows and columns, the last vector of the sum masked), the narrow
+// last panels of B the edge kernel takes (1-7 columns past a whole panel, over more panels of A
+// than one group of accumulators holds), and a few far from them.
 struct Shape3 {
   int64_t m, n, k;
 };
@@ -133,7 +133,7 @@ const std::vector<Shape3> kShapes = {
     {1, 1, 1},    {1, 17, 5},    {9, 1, 33},     {3, 5, 7},     {4, 24, 16},   {8, 48, 64},    {7, 23, 1},
     {5, 25, 31},  {9, 49, 130},  {16, 16, 257},  {17, 47, 129}, {33, 97, 100}, {12, 200, 300}, {65, 15, 64},
     {100, 7, 9},  {257, 50, 20}, {40, 300, 260}, {2, 1000, 3},  {1, 64, 513},  {300, 1, 300},
-    {7, 9, 784},  {6, 14, 301},  {5, 17, 256},  {100, 49, 288}, {64, 196, 40}, {29, 35, 70},  {70, 102, 300},
+    {7, 9, 784},  {6, 14, 301},  {5, 11, 260},  {5, 17, 256},  {100, 49, 288}, {64, 196, 40}, {29, 35, 70},  {70, 102, 300},
 };
 
 }  // namespace

@@ -49,6 +49,12 @@ struct PortableVec {
   static void store_part(T* p, reg v, int64_t lanes) {
     std::memcpy(p, &v, static_cast<size_t>(std::min<int64_t>(lanes, kLanes)) * sizeof(T));
   }
+  static reg load_halves(const T* lo, const T* hi) {
+    reg v;
+    std::memcpy(&v, lo, sizeof v / 2);
+    std::memcpy(reinterpret_cast<char*>(&v) + sizeof v / 2, hi, sizeof v / 2);
+    return v;
+  }
   static void keep(reg&) {}  // the compiler's choice: no register constraint that every target has
 };
 

@@ -34,6 +34,10 @@ struct Avx512Vec {
   static __mmask16 mask(int64_t lanes) { return static_cast<__mmask16>((1u << lanes) - 1u); }
   static reg load_part(const float* p, int64_t lanes) { return _mm512_maskz_loadu_ps(mask(lanes), p); }
   static void store_part(float* p, reg v, int64_t lanes) { _mm512_mask_storeu_ps(p, mask(lanes), v); }
+  static reg load_halves(const float* lo, const float* hi) {
+    const __m512d low = _mm512_castps_pd(_mm512_castps256_ps512(_mm256_loadu_ps(lo)));
+    return _mm512_castpd_ps(_mm512_insertf64x4(low, _mm256_castps_pd(_mm256_loadu_ps(hi)), 1));
+  }
   static void keep(reg& v) { asm("" : "+v"(v)); }  // v now comes from a register: its load stays a load
 };
 

@@ -205,6 +205,9 @@ void im2col_unit_stride(const Conv2dGeometry& g, const T* image, T* cols) {
 // Strided convolutions read zero-padded planes [C, H + 2 pad_h, W + 2 pad_w] (the image itself
 // when there is no padding): output (oh, ow) of tap (kh, kw) is element (oh * stride_h +
 // kh * dilation_h, ow * stride_w + kw * dilation_w) of its channel's plane, always inside it.
+// Where kh * dilation_h - stride_h is itself a tap's row offset (a 3x3 kernel at stride 2: kh = 2
+// reads the rows kh = 0 reads one output row later), its column-matrix row is that tap's moved up
+// by one output row, one contiguous copy, and only its last output row is gathered.
 template <class T>
 void im2col_strided(const Conv2dGeometry& g, const T* image, T* cols, T* scratch) {
   const T* src = image;
@@ -214,17 +217,24 @@ void im2col_strided(const Conv2dGeometry& g, const T* image, T* cols, T* scratch
     w = g.in_w + 2 * g.pad_w;
     for (int64_t c = 0; c < g.in_channels; ++c)
       for (int64_t y = 0; y < g.in_h; ++y)
-        std::memcpy(scratch + (c * h + y + g.pad_h) * w + g.pad_w, image + (c * g.in_h + y) * g.in_w,
-                    static_cast<size_t>(g.in_w) * sizeof(T));
+        copy_row(image + (c * g.in_h + y) * g.in_w, g.in_w, scratch + (c * h + y + g.pad_h) * w + g.pad_w);
     src = scratch;
   }
-  const int64_t plane = g.col_cols(), row_step = g.stride_h * w;
+  const int64_t plane = g.col_cols(), row_step = g.stride_h * w, out_w = g.out_w;
+  // the tap rows up whose rows tap kh's are, one output row on (0: none)
+  const int64_t reuse = g.stride_h % g.dilation_h == 0 ? g.stride_h / g.dilation_h : 0;
   for (int64_t c = 0; c < g.in_channels; ++c)
     for (int64_t kh = 0; kh < g.kernel_h; ++kh)
       for (int64_t kw = 0; kw < g.kernel_w; ++kw) {
         const T* in = src + (c * h + kh * g.dilation_h) * w + kw * g.dilation_w;
         T* row = cols + ((c * g.kernel_h + kh) * g.kernel_w + kw) * plane;
-        for (int64_t oh = 0; oh < g.out_h; ++oh) copy_strided(in + oh * row_step, g.stride_w, row + oh * g.out_w, g.out_w);
+        int64_t oh = 0;
+        if (reuse > 0 && kh >= reuse && g.out_h > 1) {
+          const T* above = row - reuse * g.kernel_w * plane;
+          std::memcpy(row, above + out_w, static_cast<size_t>(plane - out_w) * sizeof(T));
+          oh = g.out_h - 1;
+        }
+        for (; oh < g.out_h; ++oh) copy_strided(in + oh * row_step, g.stride_w, row + oh * out_w, out_w);
       }
 }
 

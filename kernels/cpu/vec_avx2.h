@@ -34,9 +34,6 @@ struct Avx2Vec {
   }
   static reg load_part(const float* p, int64_t lanes) { return _mm256_maskload_ps(p, mask(lanes)); }
   static void store_part(float* p, reg v, int64_t lanes) { _mm256_maskstore_ps(p, mask(lanes), v); }
-  static reg load_halves(const float* lo, const float* hi) {
-    return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(lo)), _mm_loadu_ps(hi), 1);
-  }
   static void keep(reg& v) { asm("" : "+x"(v)); }  // v now comes from a register: its load stays a load
 };
 

@@ -57,8 +57,9 @@ const std::vector<ConvCase> kCases = {
     {2, 3, 19, 19, 2, 1, 1, 2, 0, 1},
     {1, 2, 9, 17, 3, 3, 3, 2, 0, 1},
     {2, 2, 13, 14, 3, 3, 3, 2, 1, 1},
-    // strided im2col taking a tap's rows from the tap whose rows are one output row on: stride 2
-    // with dilation 2 (every tap from the one above), 5x5 at stride 3 (taps 3 and 4 from 0 and 1)
+    // strided im2col taking a tap's rows from the tap whose rows are one output row on, or one
+    // output column on: stride 2 with dilation 2 (every tap from the one above, or to its left),
+    // 5x5 at stride 3 (taps 3 and 4 from 0 and 1, down and across)
     {2, 2, 11, 10, 3, 3, 3, 2, 2, 2},
     {1, 2, 13, 12, 2, 5, 5, 3, 1, 1},
     // 16 channels in and out, where auto runs Winograd: an 8x28 output (whole 4x4 tiles, seven a

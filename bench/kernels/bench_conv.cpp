@@ -1,6 +1,7 @@
 // The zoo's convolutions at batch 64 on the CPU: forward, input gradient and weight
 // gradient, with each of ember's algorithms (kernels/providers.h: im2col, and Winograd and
-// the direct convolution where the geometry and the CPU allow them) and, in a build with the libtorch peer
+// the direct convolution where the geometry and the CPU allow them) and with `auto`, the one
+// training runs, and, in a build with the libtorch peer
 // (-DEMBER_BENCH_PEERS=ON), libtorch's convolution on the same shapes, timed in the same
 // iterations (ours, then libtorch's: interleaved, so drift hits both alike).
 // Counters: GFLOPS (the direct method's 2*N*OC*C*KH*KW*OH*OW flops per second, whatever
@@ -15,6 +16,7 @@
 
 #include <functional>
 #include <iostream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -28,6 +30,7 @@
 #include "kernels/providers.h"
 
 #ifdef EMBER_BENCH_LIBTORCH
+#include <malloc.h>
 #include <torch/torch.h>
 #endif
 
@@ -93,6 +96,15 @@ std::function<void()> ember_pass(const Layer& l, Pass pass) {
 }
 
 #ifdef EMBER_BENCH_LIBTORCH
+// libtorch's CPU tensors come from glibc's malloc, which by default maps an output past its
+// (moving) mmap threshold afresh on every call and unmaps it on free: every pass then pays its
+// page faults (the first layer of a run took libtorch's passes to 6-26 GFLOP/s against 260-280).
+// Its best set-up keeps freed memory, as compare_cpu.sh's GLIBC_TUNABLES give libtorch_train.
+void keep_freed_memory() {
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's largest
+  mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
+}
+
 // The same pass in libtorch (its CPU convolution: oneDNN where it takes the shape).
 std::function<void()> torch_pass(const Layer& l, Pass pass) {
   const auto g = geometry_of(l);
@@ -140,7 +152,7 @@ void register_benchmarks(const std::vector<int>& thread_counts) {
     for (const Layer& l : kLayers)
       for (Pass pass : {Pass::forward, Pass::input_grad, Pass::weight_grad})
         for (CpuConvAlgorithm algorithm : {CpuConvAlgorithm::im2col, CpuConvAlgorithm::winograd, CpuConvAlgorithm::winograd4,
-                                           CpuConvAlgorithm::direct}) {
+                                           CpuConvAlgorithm::direct, CpuConvAlgorithm::automatic}) {
           const bool winograd = algorithm == CpuConvAlgorithm::winograd || algorithm == CpuConvAlgorithm::winograd4;
           if (winograd && !ember::kernels::cpu::winograd_applies(geometry_of(l))) continue;
           if (algorithm == CpuConvAlgorithm::direct && !ember::kernels::cpu::direct_applies(geometry_of(l))) continue;
@@ -157,6 +169,9 @@ void register_benchmarks(const std::vector<int>& thread_counts) {
 }  // namespace
 
 int main(int argc, char** argv) {
+#ifdef EMBER_BENCH_LIBTORCH
+  keep_freed_memory();
+#endif
   std::vector<int> threads;
   return bench_main(
       argc, argv, "bench_conv", [&](int* c, char** v) { threads = take_flags(c, v); },

@@ -84,6 +84,9 @@ class PackedA {
   MatrixRef<T> a_;
   CpuIsa isa_;
   Tensor packed_;
+  // packed_'s data, which every product reads: through the tensor, the two dependent loads
+  // (its impl, then its storage) took 0.9% of ResNet-20's two-thread samples
+  T* packed_data_ = nullptr;
 };
 
 // C [m, n] = A op(B) (+ beta C) (+ row bias) with A packed beforehand.

@@ -180,6 +180,24 @@ TEST_CASE("gemm split over threads matches the fp64 loop, whichever dimension is
   omp_set_num_threads(threads);
 }
 
+// bench-train's GFLOP/s: each thread counts into a slot of its own; the sum must miss none.
+TEST_CASE("cpu_product_flops counts 2 m n k for every product, whichever threads run them", "[gemm]") {
+  const Case<float> c(20, 30, 40, false, false, 0.0f, false, 50);
+  for (int threads : {1, 2, 3, 70}) {  // 70: more threads than slots, two sharing one
+    const int64_t before = kernels::cpu::cpu_product_flops();
+    int products = 0;
+#pragma omp parallel num_threads(threads) reduction(+ : products)
+    for (int repeat = 0; repeat < 5; ++repeat) {
+      std::vector<float> out = c.c;
+      kernels::cpu::gemm<float>(c.m, c.n, c.k, c.a_ref(), c.b_ref(), c.out(out));
+      ++products;
+    }
+    INFO(threads << " threads, " << products << " products");
+    CHECK(products >= 5);
+    CHECK(kernels::cpu::cpu_product_flops() - before == int64_t{products} * 2 * c.m * c.n * c.k);
+  }
+}
+
 TEST_CASE("gemm with A packed once serves many products, on every ISA and provider", "[gemm]") {
   for (kernels::CpuGemmProvider provider : providers()) {
     const kernels::CpuGemmScope use(provider);

@@ -119,7 +119,7 @@ void untransform_tiles(const Conv2dGeometry& g, const ForwardPlan& p, const T* m
                        T* rows, T* out_images) {
   using V = typename Lanes::V;
   const int64_t stride = p.m_tap;
-  for_each_output_step<Lanes>(g, p, m, bias, count, rows, out_images, [&](const T* t, T* const* out_rows, int64_t tw, V b) {
+  const auto outputs = [stride](const T* t, V b, V (&y)[2][2]) {  // y[i][j]: each tile's output (i, j)
     V s[2][4];  // A^T m
     for (int j = 0; j < 4; ++j) {
       const V m0 = Lanes::load(t + j * stride), m1 = Lanes::load(t + (4 + j) * stride);
@@ -127,9 +127,26 @@ void untransform_tiles(const Conv2dGeometry& g, const ForwardPlan& p, const T* m
       s[0][j] = m0 + m1 + m2;
       s[1][j] = m1 - m2 - m3;
     }
-    for (int i = 0; i < 2; ++i)  // (A^T m) A: each tile's two outputs of row i
-      Lanes::store_pairs(out_rows[i] + 2 * tw, s[i][0] + s[i][1] + s[i][2] + b, s[i][1] - s[i][2] - s[i][3] + b);
-  });
+    for (int i = 0; i < 2; ++i) {  // (A^T m) A
+      y[i][0] = s[i][0] + s[i][1] + s[i][2] + b;
+      y[i][1] = s[i][1] - s[i][2] - s[i][3] + b;
+    }
+  };
+  if constexpr (kQuadRows<Lanes>) {
+    const int64_t ow = g.out_w;
+    for_each_output_quad<Lanes>(g, p, m, bias, count, out_images, [&](const T* t, T* out, int64_t rows_left, V b) {
+      V y[2][2];
+      outputs(t, b, y);
+      for (int i = 0; i < 2; ++i)
+        Lanes::store_pair_rows(out + i * ow, 2 * ow, tile_rows_inside(rows_left, i, 2), ow, y[i][0], y[i][1]);
+    });
+  } else {
+    for_each_output_step<Lanes>(g, p, m, bias, count, rows, out_images, [&](const T* t, T* const* out_rows, int64_t tw, V b) {
+      V y[2][2];
+      outputs(t, b, y);
+      for (int i = 0; i < 2; ++i) Lanes::store_pairs(out_rows[i] + 2 * tw, y[i][0], y[i][1]);
+    });
+  }
 }
 
 // F(4x4): V[k][c][column] = (B^T d B)[k] for the 6x6 tile d of every column, k = 6a + b.
@@ -164,20 +181,34 @@ void untransform_tiles4(const Conv2dGeometry& g, const ForwardPlan& p, const T* 
                         T* rows, T* out_images) {
   using V = typename Lanes::V;
   const int64_t stride = p.m_tap;
-  for_each_output_step<Lanes>(g, p, m, bias, count, rows, out_images, [&](const T* t, T* const* out_rows, int64_t tw, V b) {
+  const auto outputs = [stride](const T* t, V b, V (&y)[4][4]) {  // y[i][j]: each tile's output (i, j)
     V s[6][4];  // (A^T M)^T: s[j] is A^T applied to column j
     for (int j = 0; j < 6; ++j) {
       V col[6];
       for (int a = 0; a < 6; ++a) col[a] = Lanes::load(t + (6 * a + j) * stride);
       at6(col, s[j]);
     }
-    for (int i = 0; i < 4; ++i) {  // (A^T M) A: each tile's four outputs of row i
+    for (int i = 0; i < 4; ++i) {  // (A^T M) A
       const V row[6] = {s[0][i], s[1][i], s[2][i], s[3][i], s[4][i], s[5][i]};
-      V y[4];
-      at6(row, y);
-      Lanes::store_quads(out_rows[i] + 4 * tw, y[0] + b, y[1] + b, y[2] + b, y[3] + b);
+      at6(row, y[i]);
+      for (int j = 0; j < 4; ++j) y[i][j] += b;
     }
-  });
+  };
+  if constexpr (kQuadRows<Lanes>) {
+    const int64_t ow = g.out_w;
+    for_each_output_quad<Lanes>(g, p, m, bias, count, out_images, [&](const T* t, T* out, int64_t rows_left, V b) {
+      V y[4][4];
+      outputs(t, b, y);
+      for (int i = 0; i < 4; ++i)
+        Lanes::store_quad_rows(out + i * ow, 4 * ow, tile_rows_inside(rows_left, i, 4), ow, y[i][0], y[i][1], y[i][2], y[i][3]);
+    });
+  } else {
+    for_each_output_step<Lanes>(g, p, m, bias, count, rows, out_images, [&](const T* t, T* const* out_rows, int64_t tw, V b) {
+      V y[4][4];
+      outputs(t, b, y);
+      for (int i = 0; i < 4; ++i) Lanes::store_quads(out_rows[i] + 4 * tw, y[i][0], y[i][1], y[i][2], y[i][3]);
+    });
+  }
 }
 
 static_assert(kTapSkew >= Float8Lanes::width - 1, "a vector step's overrun must stay inside the skew");
@@ -206,6 +237,29 @@ struct ChunkScratch {
     return out;
   }
 };
+
+// One group of `count` images through the forward: their tiles transformed into V, the tap
+// products M[k] = U[k] V[k], and M's tiles transformed into the output images, plus the bias.
+template <class Lanes, class T>
+void run_group(const Conv2dGeometry& g, const ForwardPlan& p, const std::vector<PackedA<T>>& packed,
+               const ChunkScratch<T>& c, const T* images, int64_t count, const T* bias, T* out) {
+  if (p.tile == 4) transform_tiles4<Lanes>(g, p, images, count, c.padded, c.v);
+  else transform_tiles<Lanes>(g, p, images, count, c.padded, c.v);
+  // V and M keep p.columns as their row stride, so a short group uses the left columns.
+  for (int64_t k = 0; k < p.taps; ++k)
+    gemm(packed[static_cast<size_t>(k)], count * p.tiles, {c.v + k * p.v_tap, p.columns}, {c.m + k * p.m_tap, p.columns});
+  if (p.tile == 4) untransform_tiles4<Lanes>(g, p, c.m, bias, count, c.rows, out);
+  else untransform_tiles<Lanes>(g, p, c.m, bias, count, c.rows, out);
+}
+
+// The lanes for quad_rows_apply's plans: Float16Quads for f32 where the build has them.
+#if EMBER_WINOGRAD_QUAD_ROWS
+template <class T>
+using QuadLanesFor = std::conditional_t<std::is_same_v<T, float>, Float16Quads, ScalarLanes<T>>;
+#else
+template <class T>
+using QuadLanesFor = LanesFor<T>;
+#endif
 
 }  // namespace
 
@@ -253,18 +307,13 @@ void conv2d_winograd(const Conv2dGeometry& g, const Tensor& x, const Tensor& wei
   const T* b = bias.defined() ? bias.data<T>() : nullptr;
   const int64_t image_in = c_count * g.in_h * g.in_w, image_out = oc_count * g.out_h * g.out_w;
   const std::vector<ChunkScratch<T>> chunks = ChunkScratch<T>::chunks(p, scratch);
+  const bool quads = quad_rows_apply<T>(p);
   for_each_group_as_threads_free(p, g.batch, [&](int64_t chunk, int64_t first, int64_t count) {
     const ChunkScratch<T>& c = chunks[static_cast<size_t>(chunk)];
-    const int64_t columns = count * p.tiles;
     const T* images = x.data<T>() + first * image_in;
-    if (f4) transform_tiles4<LanesFor<T>>(g, p, images, count, c.padded, c.v);
-    else transform_tiles<LanesFor<T>>(g, p, images, count, c.padded, c.v);
-    // V and M keep p.columns as their row stride, so a short group uses the left columns.
-    for (int64_t k = 0; k < p.taps; ++k)
-      gemm(packed[static_cast<size_t>(k)], columns, {c.v + k * p.v_tap, p.columns}, {c.m + k * p.m_tap, p.columns});
     T* out = y.data<T>() + first * image_out;
-    if (f4) untransform_tiles4<LanesFor<T>>(g, p, c.m, b, count, c.rows, out);
-    else untransform_tiles<LanesFor<T>>(g, p, c.m, b, count, c.rows, out);
+    if (quads) run_group<QuadLanesFor<T>>(g, p, packed, c, images, count, b, out);
+    else run_group<LanesFor<T>>(g, p, packed, c, images, count, b, out);
   });
 }
 

@@ -12,6 +12,10 @@
 #include <cstring>
 #include <type_traits>
 
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
 namespace ember::kernels::cpu {
 namespace {
 
@@ -91,6 +95,91 @@ struct Float8Lanes {
     store(p + 24, __builtin_shufflevector(c, d, 4, 5, 12, 13, 6, 7, 14, 15));
   }
 };
+
+#if defined(__AVX512F__) && defined(__AVX512VL__)
+// Sixteen tiles in one 16-wide vector: four whole rows of a plane four tiles wide (ResNet-20's
+// 14x14 F(4x4) and 7x7 F(2x2) layers, ConvNet's 14x14 ones), lanes 4i + t tile t of the step's
+// tile row i, so a step's 16 lanes are 16 consecutive columns of V and M and it overruns
+// nothing. Half the instructions of two Float8Lanes steps, and each output row is stored
+// straight into its plane, clipped by a mask, where the paired rows went through row buffers.
+// Only for planes whose tile rows come in fours (quad_rows_apply).
+#define EMBER_WINOGRAD_QUAD_ROWS 1
+struct Float16Quads {
+  typedef float V __attribute__((vector_size(64)));
+  static constexpr int64_t width = 16;
+  static constexpr int64_t rows = 4;  // tile rows a step holds
+  static V load(const float* p) {
+    V v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  }
+  static void store(float* p, V v) { std::memcpy(p, &v, sizeof v); }
+  // Lanes 4i + t: row[i * next + S t + J], a tile S apart from the next (S = 2: F(2x2), 4:
+  // F(4x4)); each tile row's four values come from the 16 floats from row + i * next + J - J % S.
+  template <int S, int J>
+  static V gather(const float* row, int64_t next) {
+    constexpr int k = J % S;
+    const float* base = row + (J - k);
+    const V a = load(base), b = load(base + next), c = load(base + 2 * next), d = load(base + 3 * next);
+    const V lo = __builtin_shufflevector(a, b, k, k + S, k + 2 * S, k + 3 * S, 16 + k, 16 + k + S, 16 + k + 2 * S,
+                                         16 + k + 3 * S, 0, 0, 0, 0, 0, 0, 0, 0);
+    const V hi = __builtin_shufflevector(c, d, k, k + S, k + 2 * S, k + 3 * S, 16 + k, 16 + k + S, 16 + k + 2 * S,
+                                         16 + k + 3 * S, 0, 0, 0, 0, 0, 0, 0, 0);
+    return __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+  }
+  static V column(const float* row, int64_t next, int j) {  // F(2x2)'s column j
+    switch (j) {
+      case 0: return gather<2, 0>(row, next);
+      case 1: return gather<2, 1>(row, next);
+      case 2: return gather<2, 2>(row, next);
+      default: return gather<2, 3>(row, next);
+    }
+  }
+  template <int J>
+  static V column4(const float* row, int64_t next) { return gather<4, J>(row, next); }
+
+  // Output row r of the step's tiles, F(4x4): yj[4i + t] is output (r, j) of tile t of tile row
+  // i; its row goes to out + i * pitch, the first `width` values (<= 16) of [y0 y1 y2 y3 of tile
+  // 0, ... of tile 3], for the first `tile_rows` tile rows (those inside the plane).
+  static void store_quad_rows(float* out, int64_t pitch, int64_t tile_rows, int64_t width, V y0, V y1, V y2, V y3) {
+    const V t0 = __builtin_shufflevector(y0, y1, 0, 16, 1, 17, 4, 20, 5, 21, 8, 24, 9, 25, 12, 28, 13, 29);
+    const V t1 = __builtin_shufflevector(y0, y1, 2, 18, 3, 19, 6, 22, 7, 23, 10, 26, 11, 27, 14, 30, 15, 31);
+    const V t2 = __builtin_shufflevector(y2, y3, 0, 16, 1, 17, 4, 20, 5, 21, 8, 24, 9, 25, 12, 28, 13, 29);
+    const V t3 = __builtin_shufflevector(y2, y3, 2, 18, 3, 19, 6, 22, 7, 23, 10, 26, 11, 27, 14, 30, 15, 31);
+    // tile t of every tile row i, in the vector's quarter i
+    const V r0 = __builtin_shufflevector(t0, t2, 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29);
+    const V r1 = __builtin_shufflevector(t0, t2, 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31);
+    const V r2 = __builtin_shufflevector(t1, t3, 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29);
+    const V r3 = __builtin_shufflevector(t1, t3, 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31);
+    // quarters i of r0..r3 side by side: the four tiles of tile row i
+    const V u0 = __builtin_shufflevector(r0, r1, 0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+    const V u1 = __builtin_shufflevector(r0, r1, 8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+    const V u2 = __builtin_shufflevector(r2, r3, 0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+    const V u3 = __builtin_shufflevector(r2, r3, 8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+    const V row[4] = {__builtin_shufflevector(u0, u2, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23),
+                      __builtin_shufflevector(u0, u2, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31),
+                      __builtin_shufflevector(u1, u3, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23),
+                      __builtin_shufflevector(u1, u3, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31)};
+    const __mmask16 mask = static_cast<__mmask16>((1u << width) - 1);
+    for (int64_t i = 0; i < tile_rows; ++i) _mm512_mask_storeu_ps(out + i * pitch, mask, row[i]);
+  }
+  // The same for F(2x2): [y0 y1 of tile 0, ... of tile 3], the first `width` (<= 8) of them.
+  static void store_pair_rows(float* out, int64_t pitch, int64_t tile_rows, int64_t width, V y0, V y1) {
+    const V t0 = __builtin_shufflevector(y0, y1, 0, 16, 1, 17, 4, 20, 5, 21, 8, 24, 9, 25, 12, 28, 13, 29);
+    const V t1 = __builtin_shufflevector(y0, y1, 2, 18, 3, 19, 6, 22, 7, 23, 10, 26, 11, 27, 14, 30, 15, 31);
+    // tile rows 0 and 1 (2 and 3) in the lower and upper halves
+    const V rows01 = __builtin_shufflevector(t0, t1, 0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+    const V rows23 = __builtin_shufflevector(t0, t1, 8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+    typedef float H __attribute__((vector_size(32)));
+    const H row[4] = {__builtin_shufflevector(rows01, rows01, 0, 1, 2, 3, 4, 5, 6, 7),
+                      __builtin_shufflevector(rows01, rows01, 8, 9, 10, 11, 12, 13, 14, 15),
+                      __builtin_shufflevector(rows23, rows23, 0, 1, 2, 3, 4, 5, 6, 7),
+                      __builtin_shufflevector(rows23, rows23, 8, 9, 10, 11, 12, 13, 14, 15)};
+    const __mmask8 mask = static_cast<__mmask8>((1u << width) - 1);
+    for (int64_t i = 0; i < tile_rows; ++i) _mm256_mask_storeu_ps(out + i * pitch, mask, row[i]);
+  }
+};
+#endif
 
 // The widest lanes for T.
 template <class T>

@@ -11,11 +11,15 @@
 //
 // Only conv2d_winograd.cpp includes it: it is compiled with that file's flags, and everything
 // here has internal linkage.
+#include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/conv_geometry.h"
+#include "kernels/cpu/conv2d_winograd_lanes.h"
 #include "kernels/cpu/conv2d_winograd_plan.h"
 #include "kernels/cpu/copy_row.h"
+#include "kernels/cpu/cpu_isa.h"
 #include "kernels/cpu/prefetch.h"
 
 namespace ember::kernels::cpu {
@@ -49,11 +53,37 @@ ForwardPlan plan_for(const Conv2dGeometry& g, int64_t tile) {
 // The length of a row buffer for one row of tiles: m values per tile, plus a vector step's overrun.
 int64_t row_buffer(const ForwardPlan& p) { return p.tile * p.tiles_w + kReadSlack; }
 
-// Whether the tiles of rows th and th + 1 share one vector: a plane four tiles wide, a vector
-// of eight, and a row th + 1.
+// Whether Lanes holds four whole rows of tiles a step (Float16Quads).
+template <class Lanes>
+inline constexpr bool kQuadRows = false;
+#if EMBER_WINOGRAD_QUAD_ROWS
+template <>
+inline constexpr bool kQuadRows<Float16Quads> = true;
+#endif
+
+// Rows of tiles the vector step at tile row th holds: four (Float16Quads), two where a plane is
+// four tiles wide, the vector eight and a row th + 1 exists (pair_rows), one otherwise.
+template <class Lanes>
+int64_t step_rows(const ForwardPlan& p, int64_t th) {
+  if constexpr (kQuadRows<Lanes>) return 4;
+  return Lanes::width == 8 && p.tiles_w == 4 && th + 1 < p.tiles_h ? 2 : 1;
+}
 template <class Lanes>
 bool pair_rows(const ForwardPlan& p, int64_t th) {
-  return Lanes::width == 8 && p.tiles_w == 4 && th + 1 < p.tiles_h;
+  return step_rows<Lanes>(p, th) > 1;
+}
+
+// Whether the forward's steps take Float16Quads for this plan: f32, AVX-512 in the build and
+// chosen at run time (EMBER_CPU_ISA=avx2 keeps the eight-wide steps), planes four tiles wide
+// whose rows of tiles come in fours.
+template <class T>
+bool quad_rows_apply(const ForwardPlan& p) {
+#if EMBER_WINOGRAD_QUAD_ROWS
+  return std::is_same_v<T, float> && cpu_isa() == CpuIsa::avx512 && p.tiles_w == 4 && p.tiles_h % 4 == 0;
+#else
+  (void)p;
+  return false;
+#endif
 }
 
 // Calls plane_fn(padded, o) for every input plane: its values copied into `padded` (p.padded_h x
@@ -82,7 +112,7 @@ void for_each_input_plane(const Conv2dGeometry& g, const ForwardPlan& p, const T
 template <class Lanes, class T, class Step>
 void for_each_input_step(const ForwardPlan& p, const T* padded, T* out, const Step& step) {
   const int64_t pw = p.padded_w, m = p.tile;
-  for (int64_t th = 0; th < p.tiles_h; th += pair_rows<Lanes>(p, th) ? 2 : 1)
+  for (int64_t th = 0; th < p.tiles_h; th += step_rows<Lanes>(p, th))
     for (int64_t tw = 0; tw < p.tiles_w; tw += Lanes::width)
       step(padded + m * (th * pw + tw), pair_rows<Lanes>(p, th) ? m * pw : 4 * m, out + th * p.tiles_w + tw);
 }
@@ -169,6 +199,33 @@ void for_each_output_step(const Conv2dGeometry& g, const ForwardPlan& p, const T
             copy_row(wide[i] + 4 * tile * r, ow_count, plane + (tile * th + i) * ow_count);
       }
     }
+}
+
+// Calls step(t, out, rows_left, b) for every step of four whole rows of tiles (Float16Quads) over
+// every output plane: t the step's first column of M's row for that channel, out the plane's row
+// where the step's first tile row starts, rows_left the plane's rows from there on (the last
+// step's tiles may reach below the plane) and b the bias as a vector. The steps store each
+// output row straight into the plane, clipped (Float16Quads::store_quad_rows).
+template <class Lanes, class T, class Step>
+void for_each_output_quad(const Conv2dGeometry& g, const ForwardPlan& p, const T* m, const T* bias, int64_t count,
+                          T* out_images, const Step& step) {
+  using V = typename Lanes::V;
+  const int64_t oc_count = g.out_channels, oh_count = g.out_h, ow_count = g.out_w, tile = p.tile;
+  for (int64_t image = 0; image < count; ++image)
+    for (int64_t oc = 0; oc < oc_count; ++oc) {
+      T* plane = out_images + (image * oc_count + oc) * oh_count * ow_count;
+      if (image * oc_count + oc + 1 < count * oc_count) prefetch_range(plane + oh_count * ow_count, oh_count * ow_count, true);
+      const T* in = m + oc * p.columns + image * p.tiles;
+      const V b = V{} + (bias != nullptr ? bias[oc] : T(0));
+      for (int64_t th = 0; th < p.tiles_h; th += Lanes::rows)
+        step(in + th * p.tiles_w, plane + tile * th * ow_count, oh_count - tile * th, b);
+    }
+}
+
+// Of a step's four rows of tiles, how many have their output row r inside the plane, rows_left
+// rows being left from the step's first (for_each_output_quad).
+inline int64_t tile_rows_inside(int64_t rows_left, int64_t r, int64_t tile) {
+  return std::clamp<int64_t>((rows_left - r + tile - 1) / tile, 0, 4);
 }
 
 }  // namespace

@@ -67,6 +67,13 @@ const std::vector<ConvCase> kCases = {
     {1, 16, 8, 28, 16, 3, 3, 1, 1, 1},
     {1, 16, 8, 8, 16, 3, 3, 1, 1, 1},
     {1, 16, 6, 6, 16, 3, 3, 1, 1, 1},
+    // four tiles wide, four rows of tiles per vector (AVX-512: Float16Quads): 14x14 outputs
+    // (F(4x4); 16 channels, as auto runs ResNet-20's stage 2), 29x13 (two steps down the plane,
+    // the last tile row one output row deep, three columns clipped) and 15x7 (F(2x2), two steps)
+    {2, 3, 14, 14, 4, 3, 3, 1, 1, 1},
+    {1, 16, 14, 14, 16, 3, 3, 1, 1, 1},
+    {1, 2, 31, 15, 3, 3, 3, 1, 0, 1},
+    {2, 2, 17, 9, 3, 3, 3, 1, 0, 1},
 };
 
 // The CPU's convolution algorithms (kernels/providers.h); every forward and gradient test runs each.
@@ -131,10 +138,11 @@ TEST_CASE("conv2d gradients match direct fp64 formulas on a batch split over thr
   manual_seed(3);
   for (const kernels::CpuConvAlgorithm algorithm : kAlgorithms)
   // (then stride-2 rows of 11, 10 and 7 outputs, which col2im adds eight and four at a time, and
-  // 16 channels, where auto runs Winograd F(4x4))
+  // 16 channels, where auto runs Winograd F(4x4): seven tiles a row, and four rows of four)
   for (const ConvCase& k : {ConvCase{7, 3, 9, 8, 4, 3, 3, 2, 1, 1}, ConvCase{7, 3, 9, 8, 4, 3, 3, 1, 1, 1},
                             ConvCase{3, 3, 20, 21, 4, 3, 3, 2, 1, 1}, ConvCase{3, 2, 10, 19, 3, 1, 1, 2, 0, 1},
-                            ConvCase{3, 2, 13, 14, 3, 3, 3, 2, 1, 1}, ConvCase{7, 16, 8, 28, 16, 3, 3, 1, 1, 1}}) {
+                            ConvCase{3, 2, 13, 14, 3, 3, 3, 2, 1, 1}, ConvCase{7, 16, 8, 28, 16, 3, 3, 1, 1, 1},
+                            ConvCase{5, 16, 14, 14, 16, 3, 3, 1, 1, 1}}) {
   const kernels::CpuConvScope scope(algorithm);
   INFO("EMBER_CPU_CONV=" << kernels::cpu_conv_algorithm_name(algorithm) << ", " << describe(k));
   const ConvInputs in = make_inputs(k, kFloat32);

@@ -69,11 +69,13 @@ const std::vector<ConvCase> kCases = {
     {1, 16, 6, 6, 16, 3, 3, 1, 1, 1},
     // four tiles wide, four rows of tiles per vector (AVX-512: Float16Quads): 14x14 outputs
     // (F(4x4); 16 channels, as auto runs ResNet-20's stage 2), 29x13 (two steps down the plane,
-    // the last tile row one output row deep, three columns clipped) and 15x7 (F(2x2), two steps)
+    // the last tile row one output row deep, three columns clipped) and 15x7 (F(2x2), two steps);
+    // and 25x27 (F(4x4), 7 x 7 tiles a plane, clipped at the bottom and the right)
     {2, 3, 14, 14, 4, 3, 3, 1, 1, 1},
     {1, 16, 14, 14, 16, 3, 3, 1, 1, 1},
     {1, 2, 31, 15, 3, 3, 3, 1, 0, 1},
     {2, 2, 17, 9, 3, 3, 3, 1, 0, 1},
+    {2, 2, 25, 27, 3, 3, 3, 1, 1, 1},
 };
 
 // The CPU's convolution algorithms (kernels/providers.h); every forward and gradient test runs each.

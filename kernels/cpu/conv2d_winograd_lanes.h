@@ -6,6 +6,8 @@
 //   const Lanes::V x = Lanes::column(row, 8, j);         // column j of the eight tiles at row
 //   Lanes::store_pairs(out, even, odd);                  // out[2t] = even[t], out[2t + 1] = odd[t]
 //
+// and, on AVX-512, Float16Quads: the sixteen tiles of four rows of a plane four tiles wide.
+//
 // Only conv2d_winograd.cpp includes it: it is compiled with that file's flags, and everything
 // here has internal linkage.
 #include <cstdint>

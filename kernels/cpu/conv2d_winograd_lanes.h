@@ -140,43 +140,54 @@ struct Float16Quads {
   template <int J>
   static V column4(const float* row, int64_t next) { return gather<4, J>(row, next); }
 
+  // Shuffles of two vectors into two, by 128-bit quarters q0..q3:
+  struct Pair {
+    V lo, hi;
+  };
+  // in each quarter, a's and b's elements 0 and 1 interleaved (lo), 2 and 3 (hi)
+  static Pair unpack32(V a, V b) {
+    return {__builtin_shufflevector(a, b, 0, 16, 1, 17, 4, 20, 5, 21, 8, 24, 9, 25, 12, 28, 13, 29),
+            __builtin_shufflevector(a, b, 2, 18, 3, 19, 6, 22, 7, 23, 10, 26, 11, 27, 14, 30, 15, 31)};
+  }
+  // in each quarter, a's and b's lower 64 bits (lo), upper 64 bits (hi)
+  static Pair unpack64(V a, V b) {
+    return {__builtin_shufflevector(a, b, 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29),
+            __builtin_shufflevector(a, b, 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31)};
+  }
+  // a.q0 b.q0 a.q1 b.q1 (lo), a.q2 b.q2 a.q3 b.q3 (hi)
+  static Pair quarters(V a, V b) {
+    return {__builtin_shufflevector(a, b, 0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23),
+            __builtin_shufflevector(a, b, 8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31)};
+  }
+  // a.q0 a.q1 b.q0 b.q1 (lo), a.q2 a.q3 b.q2 b.q3 (hi)
+  static Pair halves(V a, V b) {
+    return {__builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23),
+            __builtin_shufflevector(a, b, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31)};
+  }
+
   // Output row r of the step's tiles, F(4x4): yj[4i + t] is output (r, j) of tile t of tile row
   // i; its row goes to out + i * pitch, the first `width` values (<= 16) of [y0 y1 y2 y3 of tile
   // 0, ... of tile 3], for the first `tile_rows` tile rows (those inside the plane).
   static void store_quad_rows(float* out, int64_t pitch, int64_t tile_rows, int64_t width, V y0, V y1, V y2, V y3) {
-    const V t0 = __builtin_shufflevector(y0, y1, 0, 16, 1, 17, 4, 20, 5, 21, 8, 24, 9, 25, 12, 28, 13, 29);
-    const V t1 = __builtin_shufflevector(y0, y1, 2, 18, 3, 19, 6, 22, 7, 23, 10, 26, 11, 27, 14, 30, 15, 31);
-    const V t2 = __builtin_shufflevector(y2, y3, 0, 16, 1, 17, 4, 20, 5, 21, 8, 24, 9, 25, 12, 28, 13, 29);
-    const V t3 = __builtin_shufflevector(y2, y3, 2, 18, 3, 19, 6, 22, 7, 23, 10, 26, 11, 27, 14, 30, 15, 31);
-    // tile t of every tile row i, in the vector's quarter i
-    const V r0 = __builtin_shufflevector(t0, t2, 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29);
-    const V r1 = __builtin_shufflevector(t0, t2, 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31);
-    const V r2 = __builtin_shufflevector(t1, t3, 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29);
-    const V r3 = __builtin_shufflevector(t1, t3, 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31);
-    // quarters i of r0..r3 side by side: the four tiles of tile row i
-    const V u0 = __builtin_shufflevector(r0, r1, 0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
-    const V u1 = __builtin_shufflevector(r0, r1, 8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
-    const V u2 = __builtin_shufflevector(r2, r3, 0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
-    const V u3 = __builtin_shufflevector(r2, r3, 8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
-    const V row[4] = {__builtin_shufflevector(u0, u2, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23),
-                      __builtin_shufflevector(u0, u2, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31),
-                      __builtin_shufflevector(u1, u3, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23),
-                      __builtin_shufflevector(u1, u3, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31)};
+    const Pair t01 = unpack32(y0, y1), t23 = unpack32(y2, y3);
+    // tile t of every tile row i (in quarter i): r01.lo t = 0, r01.hi 1, r23.lo 2, r23.hi 3
+    const Pair r01 = unpack64(t01.lo, t23.lo), r23 = unpack64(t01.hi, t23.hi);
+    // tiles 0, 1 of tile rows 0, 1 (u01.lo) and 2, 3 (u01.hi); tiles 2, 3 likewise (u23)
+    const Pair u01 = quarters(r01.lo, r01.hi), u23 = quarters(r23.lo, r23.hi);
+    const Pair rows01 = halves(u01.lo, u23.lo), rows23 = halves(u01.hi, u23.hi);
+    const V row[4] = {rows01.lo, rows01.hi, rows23.lo, rows23.hi};
     const __mmask16 mask = static_cast<__mmask16>((1u << width) - 1);
     for (int64_t i = 0; i < tile_rows; ++i) _mm512_mask_storeu_ps(out + i * pitch, mask, row[i]);
   }
   // The same for F(2x2): [y0 y1 of tile 0, ... of tile 3], the first `width` (<= 8) of them.
   static void store_pair_rows(float* out, int64_t pitch, int64_t tile_rows, int64_t width, V y0, V y1) {
-    const V t0 = __builtin_shufflevector(y0, y1, 0, 16, 1, 17, 4, 20, 5, 21, 8, 24, 9, 25, 12, 28, 13, 29);
-    const V t1 = __builtin_shufflevector(y0, y1, 2, 18, 3, 19, 6, 22, 7, 23, 10, 26, 11, 27, 14, 30, 15, 31);
-    // tile rows 0 and 1 (2 and 3) in the lower and upper halves
-    const V rows01 = __builtin_shufflevector(t0, t1, 0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
-    const V rows23 = __builtin_shufflevector(t0, t1, 8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+    const Pair t = unpack32(y0, y1);
+    const Pair rows = quarters(t.lo, t.hi);  // tile rows 0 and 1 (lo), 2 and 3 (hi), a half each
     typedef float H __attribute__((vector_size(32)));
-    const H row[4] = {__builtin_shufflevector(rows01, rows01, 0, 1, 2, 3, 4, 5, 6, 7),
-                      __builtin_shufflevector(rows01, rows01, 8, 9, 10, 11, 12, 13, 14, 15),
-                      __builtin_shufflevector(rows23, rows23, 0, 1, 2, 3, 4, 5, 6, 7),
-                      __builtin_shufflevector(rows23, rows23, 8, 9, 10, 11, 12, 13, 14, 15)};
+    const H row[4] = {__builtin_shufflevector(rows.lo, rows.lo, 0, 1, 2, 3, 4, 5, 6, 7),
+                      __builtin_shufflevector(rows.lo, rows.lo, 8, 9, 10, 11, 12, 13, 14, 15),
+                      __builtin_shufflevector(rows.hi, rows.hi, 0, 1, 2, 3, 4, 5, 6, 7),
+                      __builtin_shufflevector(rows.hi, rows.hi, 8, 9, 10, 11, 12, 13, 14, 15)};
     const __mmask8 mask = static_cast<__mmask8>((1u << width) - 1);
     for (int64_t i = 0; i < tile_rows; ++i) _mm256_mask_storeu_ps(out + i * pitch, mask, row[i]);
   }

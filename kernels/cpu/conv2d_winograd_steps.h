@@ -61,11 +61,11 @@ template <>
 inline constexpr bool kQuadRows<Float16Quads> = true;
 #endif
 
-// Rows of tiles the vector step at tile row th holds: four (Float16Quads), two where a plane is
+// Rows of tiles the vector step at tile row th holds: Float16Quads::rows, two where a plane is
 // four tiles wide, the vector eight and a row th + 1 exists (pair_rows), one otherwise.
 template <class Lanes>
 int64_t step_rows(const ForwardPlan& p, int64_t th) {
-  if constexpr (kQuadRows<Lanes>) return 4;
+  if constexpr (kQuadRows<Lanes>) return Lanes::rows;
   return Lanes::width == 8 && p.tiles_w == 4 && th + 1 < p.tiles_h ? 2 : 1;
 }
 template <class Lanes>

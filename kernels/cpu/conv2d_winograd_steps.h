@@ -40,11 +40,24 @@ struct ForwardPlan : WinogradPlan {
 
 // Tiles per GEMM of the forward: half the weight gradient's F(2x2) groups, so that the batch is
 // a dozen groups or more to deal to the threads (for_each_group_as_threads_free); one thread
-// ran as fast at 96 as at 192 (ResNet-20 and ConvNet steps on a Zen 3, AVX2).
+// ran as fast at 96 as at 192 (ResNet-20 and ConvNet steps on a Zen 3, AVX2). Where a group's V
+// and M would pass kForwardGroupBytes at 96, half as many: 48, one panel of the GEMM's widest
+// tile. Measured on a Zen 5 (1 MiB of L2 a core) at two threads: ConvNet's 32-channel 28x28 and
+// 64-channel 14x14 layers (903 KiB and 1.7 MiB at 96) 5-13% faster at 48, ResNet-20's 32-channel
+// 14x14 and 64-channel 7x7 ones (885 and 786 KiB) mostly faster, its 16-channel 28x28 one (451
+// KiB: it keeps 96) 1-15% slower at 48 (docs/kernels.md).
 constexpr int64_t kForwardColumnsWanted = 96;
+constexpr int64_t kForwardColumnsNarrow = 48;
+constexpr int64_t kForwardGroupBytes = 512 * 1024;
+
+int64_t forward_columns_wanted(const Conv2dGeometry& g, int64_t tile) {
+  const int64_t taps = (tile + 2) * (tile + 2);
+  const int64_t bytes = taps * (g.in_channels + g.out_channels) * kForwardColumnsWanted * int64_t(sizeof(float));
+  return bytes <= kForwardGroupBytes ? kForwardColumnsWanted : kForwardColumnsNarrow;
+}
 
 ForwardPlan plan_for(const Conv2dGeometry& g, int64_t tile) {
-  ForwardPlan p{winograd_plan(g, tile, kForwardColumnsWanted), 0, 0};
+  ForwardPlan p{winograd_plan(g, tile, forward_columns_wanted(g, tile)), 0, 0};
   p.v_tap = g.in_channels * p.columns + kTapSkew;
   p.m_tap = g.out_channels * p.columns + kTapSkew;
   return p;

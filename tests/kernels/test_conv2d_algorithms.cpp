@@ -94,6 +94,9 @@ TEST_CASE("Winograd F(2x2, 3x3) and F(4x4, 3x3) hold their error bounds on the z
       {2, 64, 14, 14, 64, 3, 3, 1, 1, 1},  // ConvNet conv4
       {2, 64, 7, 7, 64, 3, 3, 1, 1, 1},    // ResNet-20 stage 3
       {2, 17, 9, 9, 19, 3, 3, 1, 1, 1},    // 17 x 19 kernels: not whole vectors of them
+      // F(4x4)'s forward in groups of 48 tiles, not 96, where a group's V and M would pass
+      // 512 KiB (conv2d_winograd_steps.h): 12 images of four tiles a group, the last group short
+      {13, 32, 7, 7, 32, 3, 3, 1, 1, 1},
   };
   for (const kernels::CpuConvAlgorithm winograd :
        {kernels::CpuConvAlgorithm::winograd, kernels::CpuConvAlgorithm::winograd4, kernels::CpuConvAlgorithm::automatic})

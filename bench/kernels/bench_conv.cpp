@@ -6,7 +6,10 @@
 // iterations (ours, then libtorch's: interleaved, so drift hits both alike).
 // Counters: GFLOPS (the direct method's 2*N*OC*C*KH*KW*OH*OW flops per second, whatever
 // the algorithm does), peak_frac (of this CPU's fp32 peak, measured at start-up on as many
-// threads: kernels/cpu/fp32_peak.h), and with libtorch torch_GFLOPS and ours/torch (above 1: ours
+// threads: kernels/cpu/fp32_peak.h), product_peak_frac (the flops ember's GEMM products of the
+// pass really performed, counted by kernels/cpu/gemm.h's cpu_product_flops, per second, as a
+// fraction of that peak: what bench-train's "% of the fp32 peak" counts, the transforms' and
+// copies' time included), and with libtorch torch_GFLOPS and ours/torch (above 1: ours
 // is faster). Every benchmark runs 3 repetitions and reports their median.
 //
 //   bench_conv                                     # all threads, every layer, pass and algorithm
@@ -25,6 +28,7 @@
 #include "kernels/cpu/conv2d_direct.h"
 #include "kernels/cpu/conv2d_winograd.h"
 #include "kernels/cpu/fp32_peak.h"
+#include "kernels/cpu/gemm.h"
 #include "kernels/factories.h"
 #include "kernels/ops.h"
 #include "kernels/providers.h"
@@ -131,6 +135,9 @@ void bench_layer(benchmark::State& state, const Layer& l, Pass pass, CpuConvAlgo
   const ember::kernels::CpuConvScope scope(algorithm);
   const std::function<void()> ours = ember_pass(l, pass);
   ours();  // warm-up: the caching allocator's blocks, BLAS buffers, pages
+  const int64_t products_before = ember::kernels::cpu::cpu_product_flops();
+  ours();
+  const double product_flops = static_cast<double>(ember::kernels::cpu::cpu_product_flops() - products_before);
   std::function<double()> peer;  // none without libtorch
 #ifdef EMBER_BENCH_LIBTORCH
   at::set_num_threads(threads);
@@ -142,6 +149,7 @@ void bench_layer(benchmark::State& state, const Layer& l, Pass pass, CpuConvAlgo
   const double flops = flops_of(l);
   set_flop_counters(state, flops, t.ours_s, peak_gflops);
   state.counters["peak_GFLOPS"] = peak_gflops;
+  state.counters["product_peak_frac"] = gflops_of(state, product_flops, t.ours_s) / peak_gflops;
   if (peer) set_peer_counters(state, "torch", flops, t);  // torch_GFLOPS, ours/torch
 }
 

@@ -134,9 +134,8 @@ void bench_layer(benchmark::State& state, const Layer& l, Pass pass, CpuConvAlgo
   const OmpThreadsScope omp(threads);
   const ember::kernels::CpuConvScope scope(algorithm);
   const std::function<void()> ours = ember_pass(l, pass);
-  ours();  // warm-up: the caching allocator's blocks, BLAS buffers, pages
   const int64_t products_before = ember::kernels::cpu::cpu_product_flops();
-  ours();
+  ours();  // warm-up (the caching allocator's blocks, BLAS buffers, pages), and the pass's product flops
   const double product_flops = static_cast<double>(ember::kernels::cpu::cpu_product_flops() - products_before);
   std::function<double()> peer;  // none without libtorch
 #ifdef EMBER_BENCH_LIBTORCH

@@ -43,9 +43,10 @@ struct ForwardPlan : WinogradPlan {
 // ran as fast at 96 as at 192 (ResNet-20 and ConvNet steps on a Zen 3, AVX2). Where a group's V
 // and M would pass kForwardGroupBytes at 96, half as many: 48, one panel of the GEMM's widest
 // tile. Measured on a Zen 5 (1 MiB of L2 a core) at two threads: ConvNet's 32-channel 28x28 and
-// 64-channel 14x14 layers (903 KiB and 1.7 MiB at 96) 5-13% faster at 48, ResNet-20's 32-channel
-// 14x14 and 64-channel 7x7 ones (885 and 786 KiB) mostly faster, its 16-channel 28x28 one (451
-// KiB: it keeps 96) 1-15% slower at 48 (docs/kernels.md).
+// 64-channel 14x14 layers (864 KiB and 1.7 MiB at 96) 5-12% faster at 48, ResNet-20's 32-channel
+// 14x14 and 64-channel 7x7 ones (864 and 768 KiB) mostly faster, its 16-channel 28x28 one (432
+// KiB: it keeps 96) 1-15% slower at 48 (docs/kernels.md). The bytes are f32's; f64 (gradcheck)
+// takes the same columns.
 constexpr int64_t kForwardColumnsWanted = 96;
 constexpr int64_t kForwardColumnsNarrow = 48;
 constexpr int64_t kForwardGroupBytes = 512 * 1024;
